@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+/** The `campus-sso` command (SPEC §8). */
+import { ConfigError, loadConfig } from './config/config.js';
+import { appAdd, migrate, serve, userAdd } from './cli/commands.js';
+import { USAGE, UsageError } from './cli/usage.js';
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  const out = (line: string): void => void process.stdout.write(`${line}\n`);
+  // The entry point hands the environment to the one module that reads it.
+  // eslint-disable-next-line no-restricted-properties
+  const config = loadConfig(process.env);
+  switch (command) {
+    case 'serve':
+      if (sub !== undefined) throw new UsageError(`serve takes no arguments, got "${sub}"`);
+      await serve(config);
+      return -1; // keeps running
+    case 'migrate':
+      if (sub !== undefined) throw new UsageError(`migrate takes no arguments, got "${sub}"`);
+      await migrate(config, out);
+      return 0;
+    case 'user':
+      if (sub !== 'add') throw new UsageError(`unknown command "user ${sub ?? ''}"`.trim());
+      await userAdd(config, rest, out);
+      return 0;
+    case 'app':
+      if (sub !== 'add') throw new UsageError(`unknown command "app ${sub ?? ''}"`.trim());
+      await appAdd(config, rest, out);
+      return 0;
+    case 'import-campux': {
+      const { importCampuxCommand } = await import('./cli/import-campux.js');
+      await importCampuxCommand(
+        config,
+        [sub, ...rest].filter((a): a is string => a !== undefined),
+        out,
+      );
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`campus-sso: ${(error as Error).message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else if (error instanceof ConfigError) {
+      process.stderr.write(`campus-sso: configuration: ${error.message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`campus-sso: ${(error as Error).message ?? String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

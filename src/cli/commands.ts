@@ -1,0 +1,113 @@
+import { parseArgs } from 'node:util';
+import { createAppContext } from '../app-context.js';
+import { systemClock } from '../clock.js';
+import type { Config } from '../config/config.js';
+import { isSingleEmoji } from '../domain/emoji.js';
+import { passwordProblem } from '../domain/passwords.js';
+import { redirectUrisProblem } from '../domain/redirect-uris.js';
+import { isValidUin } from '../domain/users.js';
+import { startServer } from '../runtime.js';
+import { openStore } from '../storage/open-store.js';
+import { USER_GROUPS, type UserGroup } from '../storage/store.js';
+import { readStdin } from './read-stdin.js';
+import { UsageError } from './usage.js';
+
+type Output = (line: string) => void;
+
+async function withContext<T>(
+  config: Config,
+  run: (ctx: ReturnType<typeof createAppContext>) => Promise<T>,
+): Promise<T> {
+  const store = openStore(config.database);
+  try {
+    await store.migrate();
+    return await run(createAppContext(config, store, systemClock));
+  } finally {
+    await store.close();
+  }
+}
+
+export async function serve(config: Config): Promise<void> {
+  const server = await startServer(config);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+export async function migrate(config: Config, out: Output): Promise<void> {
+  const store = openStore(config.database);
+  try {
+    const applied = await store.migrate();
+    out(JSON.stringify({ applied }));
+  } finally {
+    await store.close();
+  }
+}
+
+export async function userAdd(config: Config, args: string[], out: Output): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { uin: { type: 'string' }, group: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const uin = Number(values.uin);
+  if (values.uin === undefined || !/^\d+$/.test(values.uin) || !isValidUin(uin)) {
+    throw new UsageError('--uin must be a positive integer up to 2^53-1');
+  }
+  const group = values.group as UserGroup | undefined;
+  if (!group || !USER_GROUPS.includes(group))
+    throw new UsageError(`--group must be one of ${USER_GROUPS.join(', ')}`);
+  if (!values['password-stdin']) throw new UsageError('--password-stdin is required (pipe the password in)');
+  const password = await readStdin();
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(problem);
+  await withContext(config, async (ctx) => {
+    const user = await ctx.users.create(uin, password, group);
+    if (!user) throw new Error(`a user with uin ${uin} exists already`);
+    out(
+      JSON.stringify({
+        uin: user.uin,
+        user_group: user.userGroup,
+        created_at: new Date(user.createdAt).toISOString(),
+      }),
+    );
+  });
+}
+
+export async function appAdd(config: Config, args: string[], out: Output): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      emoji: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const name = values.name?.trim() ?? '';
+  if (name.length < 1 || name.length > 64) throw new UsageError('--name must be 1 to 64 characters');
+  if (!values.emoji || !isSingleEmoji(values.emoji))
+    throw new UsageError('--emoji must be exactly one emoji');
+  const redirectUris = values['redirect-uri'] ?? [];
+  const problem = redirectUrisProblem(redirectUris);
+  if (problem) throw new UsageError(`--redirect-uri: ${problem}`);
+  await withContext(config, async (ctx) => {
+    const { app, clientSecret } = await ctx.apps.create({
+      name,
+      emoji: values.emoji as string,
+      redirectUris,
+    });
+    out(JSON.stringify({ client_id: app.clientId, client_secret: clientSecret }));
+  });
+}

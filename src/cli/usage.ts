@@ -1,0 +1,19 @@
+export const USAGE = `usage: campus-sso <command> [options]
+
+commands:
+  serve                                          start the server (applies migrations first)
+  migrate                                        apply database migrations and exit
+  user add --uin N --group G --password-stdin    create a user (G: admin, member or user);
+                                                 the password is read from standard input
+  app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...]
+                                                 register an OAuth application; prints
+                                                 {"client_id","client_secret"} as JSON
+  import-campux --sqlite FILE                    import users and apps from the previous system
+
+Configuration comes from environment variables: PORT, HOST, BASE_URL, DATABASE_URL, ACCESS_TOKEN_TTL, ...
+(see README.md).`;
+
+/** Bad arguments: the message and the usage on stderr, exit status 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

@@ -1,0 +1,43 @@
+import type { Clock } from '../clock.js';
+import type { SessionRecord, Store, UserRecord } from '../storage/store.js';
+import { randomToken, sha256Hex } from './crypto.js';
+
+/**
+ * Browser sessions live in the database (shared by every instance); the cookie carries a random id and the
+ * database only its SHA-256.
+ */
+export class SessionService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  /** Starts a session; answers the cookie value. */
+  async start(uin: number): Promise<{ id: string; session: SessionRecord }> {
+    const id = randomToken(32);
+    const now = this.clock.now();
+    const session: SessionRecord = {
+      idHash: sha256Hex(id),
+      uin,
+      createdAt: now,
+      expiresAt: now + this.ttlSeconds * 1000,
+    };
+    await this.store.sessions.insert(session);
+    return { id, session };
+  }
+
+  /** The signed-in user behind a cookie value, if the session is live and the user enabled. */
+  async resolve(id: string): Promise<{ session: SessionRecord; user: UserRecord } | undefined> {
+    if (id.length === 0 || id.length > 128) return undefined;
+    const session = await this.store.sessions.findActive(sha256Hex(id), this.clock.now());
+    if (!session) return undefined;
+    const user = await this.store.users.find(session.uin);
+    if (!user || user.disabled) return undefined;
+    return { session, user };
+  }
+
+  async end(id: string): Promise<void> {
+    await this.store.sessions.delete(sha256Hex(id));
+  }
+}

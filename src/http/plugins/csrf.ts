@@ -1,0 +1,34 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/config.js';
+import { forbidden } from '../api-error.js';
+
+/**
+ * CSRF defence for the cookie-authenticated JSON calls (SPEC §2): the session cookie is SameSite=Lax, the
+ * browser's Origin (when sent) must be this server's, and a body must be JSON — a cross-site HTML form can
+ * send none of these, and a cross-site fetch with JSON needs a CORS preflight that is never granted.
+ */
+export function registerCsrfCheck(app: FastifyInstance, config: Config): void {
+  const baseOrigin = new URL(config.baseUrl).origin;
+
+  const sameOrigin = (request: FastifyRequest, origin: string): boolean => {
+    if (origin === baseOrigin) return true;
+    const host = request.headers.host;
+    return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+  };
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.config.csrf) return;
+    const origin = request.headers.origin;
+    if (origin !== undefined && !sameOrigin(request, origin)) {
+      throw forbidden('cross-origin request refused');
+    }
+    if (request.headers['sec-fetch-site'] === 'cross-site') {
+      throw forbidden('cross-site request refused');
+    }
+    const contentType = request.headers['content-type'];
+    const hasBody = contentType !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+    if (hasBody && !/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
+      throw forbidden('state-changing calls must send Content-Type: application/json');
+    }
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * The single place where answers are rendered. Two conventions exist (STYLE.md):
+ * - RFC 6749 §5.2 `{error, error_description}` for the standard OAuth endpoints;
+ * - the legacy envelope `{code, msg, data}` for `/v1/account`, `/v1/admin` and the legacy endpoints.
+ * Handlers return data or throw a typed error (`OAuthError`, `ApiError`); they never build error JSON.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidClientOrRedirect, InvalidToken, OAuthError } from '../oauth/errors.js';
+import { ApiError } from './api-error.js';
+
+/**
+ * - `oauth`: RFC 6749 §5.2 / RFC 6750 JSON (`/v1/oauth2/token`, `revoke`, `introspect`, `userinfo`);
+ * - `legacy`: the envelope with `msg` starting with the RFC error code (`get-access-token`, `get-user-info`);
+ * - `envelope`: the envelope with a plain message (`/v1/account`, `/v1/admin`, the page's calls).
+ */
+export type ErrorStyle = 'oauth' | 'legacy' | 'envelope';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How this route renders errors; `envelope` when absent. */
+    errorStyle?: ErrorStyle;
+    /** State-changing browser call: Origin and content type are checked (CSRF). */
+    csrf?: boolean;
+  }
+}
+
+export interface Envelope<T> {
+  readonly code: number;
+  readonly msg: string;
+  readonly data: T;
+}
+
+export function ok<T>(data: T): Envelope<T> {
+  return { code: 0, msg: 'ok', data };
+}
+
+const REALM = 'realm="campus-sso"';
+
+/** RFC 6750 §3: the WWW-Authenticate challenge for a bearer-token failure. */
+function bearerChallenge(error: InvalidToken): string {
+  // Exactly the SPEC §5 header values: existing clients may compare them.
+  return error.missing ? `Bearer ${REALM}` : `Bearer ${REALM}, error="invalid_token"`;
+}
+
+interface Rendered {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+
+function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
+  const headers: Record<string, string> = {};
+  if (error instanceof InvalidToken) {
+    headers['www-authenticate'] = bearerChallenge(error);
+  } else if (error.status === 401 && error.usedBasicAuth) {
+    // RFC 6749 §5.2: invalid_client with Basic auth answers 401 and a Basic challenge.
+    headers['www-authenticate'] = `Basic ${REALM}`;
+  }
+  // RFC 6749 §5.1: answers carrying tokens or token errors must not be cached.
+  headers['cache-control'] = 'no-store';
+  headers['pragma'] = 'no-cache';
+  if (style === 'oauth') {
+    const body: Record<string, string> = { error: error.error, error_description: error.description };
+    // RFC 6749 §5.2 permits 401 only for invalid_client; without Basic auth the RFC lets us answer 400 or 401.
+    return { status: error.status, body, headers };
+  }
+  // Legacy envelope (SPEC §4, §5): `msg` starts with the RFC error code.
+  const msg = error instanceof InvalidToken ? error.description : `${error.error}: ${error.description}`;
+  return { status: error.status, body: { code: error.legacyCode, msg, data: {} }, headers };
+}
+
+function renderFastifyError(error: FastifyError): { status: number; message: string } {
+  if (error.validation) {
+    const first = error.validation[0];
+    const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
+    const param =
+      (first?.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
+    const field = param.missingProperty ?? param.additionalProperty ?? where;
+    const detail = param.additionalProperty ? 'is not a known field' : (first?.message ?? 'is invalid');
+    const context = error.validationContext === 'body' ? '' : `${error.validationContext ?? 'request'} `;
+    return { status: 400, message: `${context}${field ? `${field} ` : ''}${detail}`.trim() };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: 'request body is too large' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: 'unsupported content type' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, message: 'the JSON body is empty' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: 'invalid content length' };
+    default:
+      break;
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { status, message: error.message };
+  return { status: 500, message: 'internal error' };
+}
+
+/** Renders any thrown error in the convention of the route it came from. */
+export function render(error: unknown, style: ErrorStyle): Rendered {
+  if (error instanceof OAuthError) return renderOAuthError(error, style);
+  if (error instanceof InvalidClientOrRedirect) {
+    return {
+      status: error.status,
+      body: { code: error.envelopeCode, msg: error.description, data: {} },
+      headers: {},
+    };
+  }
+  if (error instanceof ApiError) {
+    return {
+      status: error.status,
+      body: { code: error.code, msg: error.message, data: {} },
+      headers: { ...error.headers },
+    };
+  }
+  const { status, message } = renderFastifyError(error as FastifyError);
+  const rfcCode = status >= 500 ? 'server_error' : 'invalid_request';
+  if (style === 'oauth') {
+    return {
+      status,
+      body: { error: rfcCode, error_description: message },
+      headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
+    };
+  }
+  if (style === 'legacy') {
+    return {
+      status,
+      body: { code: status >= 500 ? 99 : 1, msg: `${rfcCode}: ${message}`, data: {} },
+      headers: {},
+    };
+  }
+  return {
+    status,
+    body: { code: ENVELOPE_CODES[status] ?? (status >= 500 ? 99 : 1), msg: message, data: {} },
+    headers: {},
+  };
+}
+
+/** Envelope codes for statuses that Fastify itself may answer (README "The envelope"). */
+const ENVELOPE_CODES: Readonly<Record<number, number>> = { 401: -1, 403: 4, 404: 5, 409: 6, 429: 7 };
+
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const style = request.routeOptions.config.errorStyle ?? 'envelope';
+  const rendered = render(error, style);
+  if (rendered.status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+  }
+  void reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
+}

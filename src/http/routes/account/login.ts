@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import { isValidUin, userView } from '../../../domain/users.js';
+import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { PasswordInput, UinInput } from '../../schemas.js';
+import {
+  clearSessionCookie,
+  findSignedIn,
+  readSessionCookie,
+  setSessionCookie,
+} from '../../session-cookie.js';
+
+const LoginBody = Type.Object({ uin: UinInput, password: PasswordInput }, { additionalProperties: false });
+
+/** SPEC §2: sign in, sign out, who am I. */
+export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.post(
+    '/v1/account/login',
+    { schema: { body: LoginBody }, config: { csrf: true } },
+    async (request, reply) => {
+      const uin = Number(request.body.uin);
+      if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
+
+      const retryAfter = await ctx.loginThrottle.retryAfter(uin, request.ip);
+      if (retryAfter > 0) throw tooManyAttempts(retryAfter);
+
+      // A wrong uin and a wrong password answer the same, in the same time (UserService.authenticate).
+      const user = await ctx.users.authenticate(uin, request.body.password);
+      if (!user) {
+        await ctx.loginThrottle.recordFailure(uin, request.ip);
+        request.log.info({ uin }, 'sign-in refused');
+        throw wrongCredentials();
+      }
+      await ctx.loginThrottle.recordSuccess(uin);
+
+      // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
+      const previous = readSessionCookie(request);
+      if (previous) await ctx.sessions.end(previous);
+      const { id } = await ctx.sessions.start(user.uin);
+      setSessionCookie(ctx, reply, id);
+      request.log.info({ uin }, 'signed in');
+      return ok({ uin: user.uin, user_group: user.userGroup });
+    },
+  );
+
+  app.post('/v1/account/logout', { config: { csrf: true } }, async (request, reply) => {
+    const id = readSessionCookie(request);
+    if (id) await ctx.sessions.end(id);
+    clearSessionCookie(ctx, reply);
+    return ok({});
+  });
+
+  app.get('/v1/account/me', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const signedIn = await findSignedIn(ctx, request);
+    if (!signedIn) {
+      // A stale cookie is cleared so the browser stops sending it.
+      if (readSessionCookie(request)) clearSessionCookie(ctx, reply);
+      throw notSignedIn();
+    }
+    return ok(userView(signedIn.user));
+  });
+};

@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox';
+import { passwordProblem, verifyPassword } from '../../../domain/passwords.js';
+import { badRequest, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { PasswordInput } from '../../schemas.js';
+import { requireSignedIn } from '../../session-cookie.js';
+
+const ChangePasswordBody = Type.Object(
+  { current_password: PasswordInput, new_password: PasswordInput },
+  { additionalProperties: false },
+);
+
+/** The signed-in user changes their own password, proving the current one first. */
+export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.post(
+    '/v1/account/password',
+    { schema: { body: ChangePasswordBody }, config: { csrf: true } },
+    async (request) => {
+      const { user } = await requireSignedIn(ctx, request);
+      const problem = passwordProblem(request.body.new_password);
+      if (problem) throw badRequest(`new_password: ${problem}`);
+      const retryAfter = await ctx.loginThrottle.retryAfter(user.uin, request.ip);
+      if (retryAfter > 0) throw tooManyAttempts(retryAfter);
+      if (!(await verifyPassword(user.passwordHash, request.body.current_password))) {
+        await ctx.loginThrottle.recordFailure(user.uin, request.ip);
+        throw wrongCredentials();
+      }
+      await ctx.users.setPassword(user.uin, request.body.new_password);
+      return ok({});
+    },
+  );
+};

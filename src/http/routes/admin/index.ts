@@ -1,0 +1,14 @@
+import type { RoutePlugin } from '../../route-plugin.js';
+import { adminAppRoutes } from './apps.js';
+import { requireAdmin } from './require-admin.js';
+import { adminUserImportRoutes } from './user-import.js';
+import { adminUserRoutes } from './users.js';
+
+/** The admin JSON API (SPEC §7, README "Admin API"). */
+export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
+  // Fastify encapsulation: this hook guards the routes registered inside this plugin, never the public ones.
+  app.addHook('onRequest', requireAdmin(ctx));
+  await app.register(adminAppRoutes, { ctx });
+  await app.register(adminUserRoutes, { ctx });
+  await app.register(adminUserImportRoutes, { ctx });
+};

@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import { MAX_PASSWORD_LENGTH } from '../domain/passwords.js';
+
+/** Shared route-schema pieces. */
+
+/** A uin as a JSON integer (or, from forms and CSV, a string of digits); checked ≤ 2^53−1 by the handler. */
+export const UinInput = Type.Union([
+  Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  Type.String({ pattern: '^[1-9][0-9]{0,15}$' }),
+]);
+
+export const PasswordInput = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH });
+
+export const ClientIdParam = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' });

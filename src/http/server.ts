@@ -1,0 +1,61 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../app-context.js';
+import { ApiError } from './api-error.js';
+import { registerMetrics } from './metrics.js';
+import { registerBodyParsers } from './plugins/body-parsers.js';
+import { registerCsrfCheck } from './plugins/csrf.js';
+import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { errorHandler } from './responses.js';
+import { accountRoutes } from './routes/account/index.js';
+import { adminRoutes } from './routes/admin/index.js';
+import { healthRoutes } from './routes/health.js';
+import { oauth2Routes } from './routes/oauth2/index.js';
+import { webPages } from './routes/web-pages.js';
+
+export interface ServerOptions {
+  /** Log requests (off in tests unless asked). */
+  readonly logger?: boolean;
+}
+
+/** Assembles the HTTP server: cross-cutting plugins first, then one plugin per feature. */
+export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: ctx.config.logLevel,
+            // SPEC §8: no secrets, codes or tokens in logs.
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+          },
+    bodyLimit: 64 * 1024,
+    trustProxy: ctx.config.trustProxy,
+    return503OnClosing: true,
+    ajv: {
+      customOptions: {
+        // Unknown fields and wrong types are rejected, never silently dropped or coerced.
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: true,
+        allErrors: false,
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerBodyParsers(app);
+  registerSecurityHeaders(app, ctx.config);
+  registerCsrfCheck(app, ctx.config);
+  const registry = registerMetrics(app);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(async (request) => {
+    throw new ApiError(404, 5, `no such endpoint: ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  });
+
+  await app.register(healthRoutes, { ctx, registry });
+  await app.register(accountRoutes, { ctx });
+  await app.register(adminRoutes, { ctx });
+  await app.register(oauth2Routes, { ctx });
+  await app.register(webPages, { ctx });
+  return app;
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { type AppContext, createAppContext } from './app-context.js';
+import { systemClock } from './clock.js';
+import type { Config } from './config/config.js';
+import { randomToken } from './domain/crypto.js';
+import { buildServer } from './http/server.js';
+import { openStore } from './storage/open-store.js';
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+const FIRST_ADMIN_UIN = 10000;
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly ctx: AppContext;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * SPEC §8: with no admin yet, create one with a generated one-time password and print it once — never a
+ * fixed default. Several instances starting together race harmlessly: only one insert succeeds.
+ */
+async function ensureFirstAdmin(ctx: AppContext, app: FastifyInstance): Promise<void> {
+  if ((await ctx.store.users.countAdmins()) > 0) return;
+  let uin = FIRST_ADMIN_UIN;
+  while (await ctx.store.users.find(uin)) uin++;
+  const password = randomToken(15);
+  const created = await ctx.users.create(uin, password, 'admin');
+  if (!created) return;
+  app.log.warn(
+    { uin, password, sign_in: `${ctx.config.baseUrl}/#/account` },
+    'first start: created admin; sign in with this one-time password and change it now',
+  );
+}
+
+/** Opens the database, migrates it, and starts serving. */
+export async function startServer(
+  config: Config,
+  options: { logger?: boolean } = {},
+): Promise<RunningServer> {
+  const store = openStore(config.database);
+  await store.migrate();
+  const ctx = createAppContext(config, store, systemClock);
+  const app = await buildServer(ctx, options);
+  await ensureFirstAdmin(ctx, app);
+
+  const purge = async (): Promise<void> => {
+    try {
+      const report = await store.purgeExpired(systemClock.now());
+      app.log.debug({ purged: report }, 'expired rows purged');
+    } catch (error) {
+      app.log.warn({ err: error }, 'purging expired rows failed');
+    }
+  };
+  const timer = setInterval(() => void purge(), PURGE_INTERVAL_MS);
+  timer.unref();
+  void purge();
+
+  const url = await app.listen({ port: config.port, host: config.host });
+  return {
+    app,
+    ctx,
+    url,
+    async close() {
+      clearInterval(timer);
+      await app.close();
+      await store.close();
+    },
+  };
+}

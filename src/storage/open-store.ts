@@ -1,0 +1,46 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config/config.js';
+import { KyselyStore } from './kysely-store.js';
+import type { Database } from './schema.js';
+import type { Store } from './store.js';
+
+/**
+ * SPEC §1: uins exceed 2^31, so they are BIGINT; `pg` answers BIGINT as a string unless told otherwise.
+ * Every BIGINT here (uins up to 2^53−1, epoch milliseconds, counts) fits a JavaScript number exactly.
+ */
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+function openSqlite(file: string): Kysely<Database> {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  const database = new SqliteDatabase(path);
+  // WAL lets readers run beside the writer; NORMAL sync is durable across process crashes in WAL mode.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+function openPostgres(url: string): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
+  // An idle client's network error must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Opens the configured database (it is not migrated here: call `store.migrate()`). */
+export function openStore(config: DatabaseConfig): Store {
+  return config.kind === 'sqlite'
+    ? new KyselyStore('sqlite', openSqlite(config.file))
+    : new KyselyStore('postgres', openPostgres(config.url));
+}

@@ -1,0 +1,44 @@
+/** A tiny cookie-keeping client for the session API, as a browser on the same origin would call it. */
+export class Browser {
+  private cookie: string | undefined;
+
+  constructor(readonly baseUrl: string) {}
+
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    const init: RequestInit = {
+      method,
+      headers: {
+        origin: this.baseUrl,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...headers,
+      },
+      redirect: 'manual',
+    };
+    if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    const response = await fetch(this.baseUrl + path, init);
+    const setCookie = response.headers.get('set-cookie');
+    if (setCookie) {
+      const pair = setCookie.split(';')[0] ?? '';
+      this.cookie = pair.endsWith('=') ? undefined : pair;
+    }
+    return response;
+  }
+
+  async login(uin: number, password: string): Promise<Response> {
+    return this.call('POST', '/v1/account/login', { uin, password });
+  }
+
+  get sessionCookie(): string | undefined {
+    return this.cookie;
+  }
+}
+
+export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}

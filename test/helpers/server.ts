@@ -1,0 +1,104 @@
+/**
+ * Starts the real server on a free port over a fresh database — SQLite in a temp folder, or a fresh
+ * PostgreSQL schema on TEST_DATABASE_URL — and talks to it over real HTTP.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type AppContext, createAppContext } from '../../src/app-context.js';
+import type { Clock } from '../../src/clock.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import { buildServer } from '../../src/http/server.js';
+import { openStore } from '../../src/storage/open-store.js';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export const DATABASES: readonly DatabaseKind[] = ['sqlite', 'postgres'];
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestServer {
+  readonly baseUrl: string;
+  readonly ctx: AppContext;
+  readonly config: Config;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  readonly database?: DatabaseKind;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly clock?: Clock;
+}
+
+/** A fresh PostgreSQL schema; answers its connection URL (search_path set) and a function to drop it. */
+export async function freshPostgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create schema ${schema}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.href,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? 'sqlite';
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  if (database === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'campus-sso-test-'));
+    databaseUrl = `sqlite:${join(dir, 'test.sqlite')}`;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const schema = await freshPostgresSchema();
+    databaseUrl = schema.url;
+    cleanup = schema.drop;
+  }
+  const provisional = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...options.env });
+  const store = openStore(provisional.database);
+  await store.migrate();
+  // Listen first on port 0, then fix BASE_URL to the real port so Origin checks and the issuer match.
+  const placeholder = createAppContext(provisional, store, options.clock ?? { now: () => Date.now() });
+  const app0 = await buildServer(placeholder, { logger: false });
+  await app0.listen({ port: 0, host: '127.0.0.1' });
+  const address = app0.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await app0.close();
+
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    ...options.env,
+  });
+  const ctx = createAppContext(config, store, options.clock ?? { now: () => Date.now() });
+  const app = await buildServer(ctx, { logger: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    ctx,
+    config,
+    async close() {
+      await app.close();
+      await store.close();
+      await cleanup();
+    },
+  };
+}
