@@ -48,7 +48,7 @@ function toUser(row: Selectable<Database['users']>): UserRecord {
   };
 }
 
-function toApp(row: Selectable<Database['apps']>): AppRecord {
+export function toApp(row: Selectable<Database['apps']>): AppRecord {
   return {
     clientId: row.client_id,
     name: row.name,
@@ -61,7 +61,7 @@ function toApp(row: Selectable<Database['apps']>): AppRecord {
   };
 }
 
-function toCode(row: Selectable<Database['authorization_codes']>): AuthorizationCodeRecord {
+export function toCode(row: Selectable<Database['authorization_codes']>): AuthorizationCodeRecord {
   return {
     codeHash: row.code_hash,
     clientId: row.client_id,
@@ -78,7 +78,7 @@ function toCode(row: Selectable<Database['authorization_codes']>): Authorization
   };
 }
 
-function toAccessToken(row: Selectable<Database['access_tokens']>): AccessTokenRecord {
+export function toAccessToken(row: Selectable<Database['access_tokens']>): AccessTokenRecord {
   return {
     tokenHash: row.token_hash,
     clientId: row.client_id,
@@ -108,7 +108,7 @@ function toRefreshToken(row: Selectable<Database['refresh_tokens']>): RefreshTok
   };
 }
 
-function accessTokenRow(token: AccessTokenRecord): Selectable<Database['access_tokens']> {
+export function accessTokenRow(token: AccessTokenRecord): Selectable<Database['access_tokens']> {
   return {
     token_hash: token.tokenHash,
     client_id: token.clientId,
@@ -122,7 +122,7 @@ function accessTokenRow(token: AccessTokenRecord): Selectable<Database['access_t
   };
 }
 
-function refreshTokenRow(token: RefreshTokenRecord): Selectable<Database['refresh_tokens']> {
+export function refreshTokenRow(token: RefreshTokenRecord): Selectable<Database['refresh_tokens']> {
   return {
     token_hash: token.tokenHash,
     family_id: token.familyId,
@@ -220,7 +220,7 @@ class Users implements UserRepository {
   }
 }
 
-class Apps implements AppRepository {
+export class Apps implements AppRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async find(clientId: string): Promise<AppRecord | undefined> {
@@ -326,7 +326,7 @@ class Sessions implements SessionRepository {
   }
 }
 
-class Codes implements CodeRepository {
+export class Codes implements CodeRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(code: AuthorizationCodeRecord): Promise<void> {
@@ -359,7 +359,7 @@ class Codes implements CodeRepository {
   }
 }
 
-class Tokens implements TokenRepository {
+export class Tokens implements TokenRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async redeemCode(
@@ -634,15 +634,20 @@ export class KyselyStore implements Store {
   readonly throttles: ThrottleRepository;
   readonly signingKeys: SigningKeyRepository;
 
+  /**
+   * `hotPaths` replaces the repositories whose queries are on the benchmarked paths (token exchange,
+   * user information) with dialect-specific versions that skip the query builder.
+   */
   constructor(
     readonly kind: 'sqlite' | 'postgres',
     protected readonly db: Kysely<Database>,
+    hotPaths: Partial<Pick<Store, 'apps' | 'codes' | 'tokens'>> = {},
   ) {
     this.users = new Users(db);
-    this.apps = new Apps(db);
+    this.apps = hotPaths.apps ?? new Apps(db);
     this.sessions = new Sessions(db);
-    this.codes = new Codes(db);
-    this.tokens = new Tokens(db);
+    this.codes = hotPaths.codes ?? new Codes(db);
+    this.tokens = hotPaths.tokens ?? new Tokens(db);
     this.consents = new Consents(db);
     this.throttles = new Throttles(db);
     this.signingKeys = new SigningKeys(db);

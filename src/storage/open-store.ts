@@ -5,6 +5,8 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import { KyselyStore } from './kysely-store.js';
+import { PostgresApps, PostgresCodes, PostgresTokens } from './postgres-hot-paths.js';
+import { SqliteApps, SqliteCodes, SqliteTokens } from './sqlite-hot-paths.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
@@ -14,7 +16,7 @@ import type { Store } from './store.js';
  */
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
-function openSqlite(file: string): Kysely<Database> {
+function openSqlite(file: string): Store {
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
   const database = new SqliteDatabase(path);
@@ -23,10 +25,15 @@ function openSqlite(file: string): Kysely<Database> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new KyselyStore('sqlite', db, {
+    apps: new SqliteApps(db, database),
+    codes: new SqliteCodes(db, database),
+    tokens: new SqliteTokens(db, database),
+  });
 }
 
-function openPostgres(url: string): Kysely<Database> {
+function openPostgres(url: string): Store {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -35,12 +42,15 @@ function openPostgres(url: string): Kysely<Database> {
   });
   // An idle client's network error must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new KyselyStore('postgres', db, {
+    apps: new PostgresApps(db, pool),
+    codes: new PostgresCodes(db, pool),
+    tokens: new PostgresTokens(db, pool),
+  });
 }
 
 /** Opens the configured database (it is not migrated here: call `store.migrate()`). */
 export function openStore(config: DatabaseConfig): Store {
-  return config.kind === 'sqlite'
-    ? new KyselyStore('sqlite', openSqlite(config.file))
-    : new KyselyStore('postgres', openPostgres(config.url));
+  return config.kind === 'sqlite' ? openSqlite(config.file) : openPostgres(config.url);
 }
