@@ -7,20 +7,21 @@ import type { Store, ThrottleState } from '../storage/store.js';
  * address gets a much larger budget, because a whole school may sign in through one NAT address.
  */
 interface Policy {
-  readonly freeFailures: number;
+  /** The failure that reaches this count locks; each further one doubles the lock. */
+  readonly lockAfter: number;
   readonly windowMs: number;
   readonly firstLockMs: number;
   readonly maxLockMs: number;
 }
 
 const ACCOUNT: Policy = {
-  freeFailures: 5,
+  lockAfter: 5,
   windowMs: 15 * 60_000,
   firstLockMs: 30_000,
   maxLockMs: 15 * 60_000,
 };
 const ADDRESS: Policy = {
-  freeFailures: 100,
+  lockAfter: 100,
   windowMs: 15 * 60_000,
   firstLockMs: 60_000,
   maxLockMs: 15 * 60_000,
@@ -59,8 +60,8 @@ export class LoginThrottle {
     const previous = await this.store.throttles.get(key);
     const fresh = !previous || now - previous.windowStart > policy.windowMs;
     const failures = fresh ? 1 : previous.failures + 1;
-    const over = failures - policy.freeFailures;
-    const lockMs = over > 0 ? Math.min(policy.firstLockMs * 2 ** (over - 1), policy.maxLockMs) : 0;
+    const over = failures - policy.lockAfter;
+    const lockMs = over >= 0 ? Math.min(policy.firstLockMs * 2 ** over, policy.maxLockMs) : 0;
     const state: ThrottleState = {
       failures,
       windowStart: fresh ? now : previous.windowStart,

@@ -69,16 +69,35 @@ function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
   return { status: error.status, body: { code: error.legacyCode, msg, data: {} }, headers };
 }
 
+interface ValidationParams {
+  readonly missingProperty?: string;
+  readonly additionalProperty?: string;
+  readonly allowedValues?: readonly unknown[];
+  readonly pattern?: string;
+}
+
+/** A schema failure in words a person can act on: which field, and what it should be. */
+function validationMessage(error: FastifyError): string {
+  const first = error.validation?.[0];
+  const params = (first?.params ?? {}) as ValidationParams;
+  const path = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
+  const field =
+    [path, params.missingProperty ?? params.additionalProperty].filter(Boolean).join('.') ||
+    (error.validationContext === 'body' ? 'request body' : '');
+  let detail: string;
+  if (params.missingProperty) detail = 'is required';
+  else if (params.additionalProperty) detail = 'is not a known field';
+  else if (params.allowedValues) detail = `must be one of: ${params.allowedValues.map(String).join(', ')}`;
+  else if (params.pattern) detail = 'has an invalid format';
+  else detail = first?.message ?? 'is invalid';
+  const where =
+    error.validationContext && error.validationContext !== 'body' ? `${error.validationContext} ` : '';
+  return `${where}${field ? `${field} ` : ''}${detail}`.trim();
+}
+
 function renderFastifyError(error: FastifyError): { status: number; message: string } {
   if (error.validation) {
-    const first = error.validation[0];
-    const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
-    const param =
-      (first?.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
-    const field = param.missingProperty ?? param.additionalProperty ?? where;
-    const detail = param.additionalProperty ? 'is not a known field' : (first?.message ?? 'is invalid');
-    const context = error.validationContext === 'body' ? '' : `${error.validationContext ?? 'request'} `;
-    return { status: 400, message: `${context}${field ? `${field} ` : ''}${detail}`.trim() };
+    return { status: 400, message: validationMessage(error) };
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -1,8 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from './api-error.js';
 import { registerMetrics } from './metrics.js';
+import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
 import { registerCsrfCheck } from './plugins/csrf.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
@@ -29,6 +30,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
             // SPEC §8: no secrets, codes or tokens in logs.
             redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
           },
+    // Fastify's own two lines per request would log the query string; access-log.ts logs one, without it.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
     trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
@@ -46,6 +49,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerBodyParsers(app);
   registerSecurityHeaders(app, ctx.config);
   registerCsrfCheck(app, ctx.config);
+  registerAccessLog(app);
   const registry = registerMetrics(app);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(async (request) => {

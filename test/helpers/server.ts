@@ -20,6 +20,8 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://po
 
 export interface TestServer {
   readonly baseUrl: string;
+  /** The DATABASE_URL this instance uses, so another instance can join it. */
+  readonly databaseUrl: string;
   readonly ctx: AppContext;
   readonly config: Config;
   close(): Promise<void>;
@@ -27,6 +29,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   readonly database?: DatabaseKind;
+  /** Join an existing database (another instance's `databaseUrl`) instead of making a fresh one. */
+  readonly databaseUrl?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly clock?: Clock;
 }
@@ -61,7 +65,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = options.database ?? 'sqlite';
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
-  if (database === 'sqlite') {
+  if (options.databaseUrl) {
+    databaseUrl = options.databaseUrl;
+    cleanup = async () => undefined;
+  } else if (database === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'campus-sso-test-'));
     databaseUrl = `sqlite:${join(dir, 'test.sqlite')}`;
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
@@ -93,6 +100,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await app.listen({ port, host: '127.0.0.1' });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    databaseUrl,
     ctx,
     config,
     async close() {

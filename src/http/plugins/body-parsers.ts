@@ -60,8 +60,10 @@ export function registerBodyParsers(app: FastifyInstance): void {
       done(error as Error, undefined);
       return;
     }
+    // No body at all is "no body" (clients often send the JSON content type on every call); a route that
+    // needs one rejects the missing body through its schema.
     if (text.trim() === '') {
-      done(new BadBodyError('the JSON body is empty'), undefined);
+      done(null, undefined);
       return;
     }
     try {

@@ -8,6 +8,11 @@ import { adminUserRoutes } from './users.js';
 export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   // Fastify encapsulation: this hook guards the routes registered inside this plugin, never the public ones.
   app.addHook('onRequest', requireAdmin(ctx));
+  // Answers carry client secrets and account lists: no browser or proxy may keep them.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store');
+    return payload;
+  });
   await app.register(adminAppRoutes, { ctx });
   await app.register(adminUserRoutes, { ctx });
   await app.register(adminUserImportRoutes, { ctx });

@@ -108,17 +108,18 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
         throw conflict(`cannot demote or disable ${self}: the service must keep at least one enabled admin`);
       }
 
-      if (password !== undefined) await ctx.users.setPassword(uin, password);
       if (userGroup !== undefined) await ctx.store.users.update(uin, { userGroup });
       // Disabling signs the user out everywhere; their tokens stop working at the next look-up.
       if (disabled !== undefined) await ctx.users.setDisabled(uin, disabled);
 
       // Two admins demoting each other at once could each see the other still enabled: check again after
-      // writing and put this change back if it left no enabled admin.
+      // writing and put this change back if it left no enabled admin (before the password, so a refused
+      // call changes nothing).
       if (removesAnAdmin(user, changes) && (await ctx.store.users.countAdmins()) === 0) {
         await ctx.store.users.update(uin, { userGroup: user.userGroup, disabled: user.disabled });
         throw conflict('cannot demote or disable the last enabled admin');
       }
+      if (password !== undefined) await ctx.users.setPassword(uin, password);
       return ok({ user: adminUserView(await findUser(uin)) });
     },
   );

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+import { checkClient } from '../../../oauth/authorization/check-client.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { findSignedIn } from '../../session-cookie.js';
+
+const AppInfoQuery = Type.Object(
+  { client_id: Type.Optional(Type.String()), redirect_uri: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+
+/**
+ * SPEC §2: what the consent page shows. The same first check as the authorization request: an unknown or
+ * disabled client, or an unregistered redirect URI, is 400 code 3 (no redirect, RFC 6749 §4.1.2.1).
+ * Works without a session; `consented` is true only for a signed-in user who already authorized the app.
+ */
+export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.get('/v1/oauth2/app-info', { schema: { querystring: AppInfoQuery } }, async (request) => {
+    const { app: client } = await checkClient(ctx, request.query);
+    const signedIn = await findSignedIn(ctx, request);
+    const consented =
+      signedIn !== undefined &&
+      (await ctx.store.consents.find(signedIn.user.uin, client.clientId)) !== undefined;
+    return ok({ client_id: client.clientId, name: client.name, emoji: client.emoji, consented });
+  });
+};

@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
+import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
+import { present } from '../../../oauth/parameters.js';
+import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+
+/** SPEC §4: `{"client_id","client_secret","code"}`, all strings (checked below, so the message names the field). */
+const LegacyTokenBody = Type.Object(
+  {
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+    code: Type.Optional(Type.String()),
+    code_verifier: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/**
+ * SPEC §4: the legacy token exchange of the previous system (Campux), kept exactly: JSON in, the envelope
+ * out, its error codes (1 malformed, 2 client or grant) with a real HTTP status. The grant rules are the
+ * standard endpoint's (`exchangeAuthorizationCode`), minus redirect_uri, which legacy clients never sent.
+ */
+export const legacyGetAccessTokenRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.post(
+    '/v1/oauth2/get-access-token',
+    { schema: { body: LegacyTokenBody }, config: { errorStyle: 'legacy' } },
+    async (request, reply) => {
+      const body = request.body;
+      // SPEC §4: all three are required.
+      if (!body.client_id) throw new InvalidRequest('client_id is required');
+      if (!body.client_secret) throw new InvalidRequest('client_secret is required');
+      if (!body.code) throw new InvalidRequest('code is required');
+
+      // RFC 6749 §2.3.1: client_secret_post, compared in constant time.
+      const client = await ctx.apps.authenticate(body.client_id, body.client_secret);
+      if (!client) throw new InvalidClient('client authentication failed');
+
+      const issued = await exchangeAuthorizationCode(
+        ctx,
+        client,
+        { code: body.code, redirectUri: undefined, codeVerifier: present(body.code_verifier) },
+        { checkRedirectUri: false, accessTokenOnly: true },
+      );
+      // RFC 6749 §5.1: token responses must not be cached.
+      reply.headers(NO_STORE_HEADERS);
+      return ok({ access_token: issued.accessToken });
+    },
+  );
+};

@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import { authenticateClient } from '../../../oauth/client-authentication.js';
+import { InvalidRequest, UnsupportedGrantType } from '../../../oauth/errors.js';
+import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
+import { exchangeRefreshToken } from '../../../oauth/grants/refresh-token.js';
+import { present } from '../../../oauth/parameters.js';
+import { type IssuedTokens, NO_STORE_HEADERS, tokenResponse } from '../../../oauth/tokens.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { requireFormBody } from './form-body.js';
+
+/**
+ * RFC 6749 §3.2: known parameters are strings sent once (a repeated one arrives as an array and fails here,
+ * §3.1); unrecognized parameters MUST be ignored.
+ */
+const TokenBody = Type.Object(
+  {
+    grant_type: Type.Optional(Type.String()),
+    code: Type.Optional(Type.String()),
+    redirect_uri: Type.Optional(Type.String()),
+    code_verifier: Type.Optional(Type.String()),
+    refresh_token: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String()),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/** SPEC §3: the standard token endpoint (RFC 6749 §3.2), answering RFC 6749 §5.1 / §5.2 JSON. */
+export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.post(
+    '/v1/oauth2/token',
+    { schema: { body: TokenBody }, preValidation: requireFormBody, config: { errorStyle: 'oauth' } },
+    async (request, reply) => {
+      const body = request.body;
+      // RFC 6749 §3.2.1: confidential clients authenticate at the token endpoint.
+      const client = await authenticateClient(ctx, {
+        authorization: request.headers.authorization,
+        clientId: body.client_id,
+        clientSecret: body.client_secret,
+      });
+
+      const grantType = present(body.grant_type);
+      let issued: IssuedTokens;
+      // RFC 6749 §4.1.3: grant_type is REQUIRED.
+      if (grantType === undefined) {
+        throw new InvalidRequest('grant_type is required');
+      } else if (grantType === 'authorization_code') {
+        issued = await exchangeAuthorizationCode(
+          ctx,
+          client,
+          {
+            code: present(body.code),
+            redirectUri: present(body.redirect_uri),
+            codeVerifier: present(body.code_verifier),
+          },
+          { checkRedirectUri: true, accessTokenOnly: false },
+        );
+      } else if (grantType === 'refresh_token') {
+        issued = await exchangeRefreshToken(ctx, client, {
+          refreshToken: present(body.refresh_token),
+          scope: present(body.scope),
+        });
+      } else {
+        // RFC 6749 §5.2 unsupported_grant_type.
+        throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
+      }
+
+      // RFC 6749 §5.1: token responses must not be cached.
+      reply.headers(NO_STORE_HEADERS);
+      return tokenResponse(ctx, issued);
+    },
+  );
+};

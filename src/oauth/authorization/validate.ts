@@ -1,0 +1,44 @@
+import type { AppContext } from '../../app-context.js';
+import { OAuthError } from '../errors.js';
+import { checkClient } from './check-client.js';
+import { checkNonce } from './check-nonce.js';
+import { checkPkce } from './check-pkce.js';
+import { checkResponseType } from './check-response-type.js';
+import { checkScope } from './check-scope.js';
+import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
+
+/**
+ * An error found after the client and redirect URI were verified: RFC 6749 §4.1.2.1 says it goes back to the
+ * client, on its redirect URI. Carries the typed error and where to send it.
+ */
+export class RedirectableAuthorizationError extends Error {
+  override readonly name = 'RedirectableAuthorizationError';
+  constructor(
+    readonly error: OAuthError,
+    readonly redirect: VerifiedRedirect,
+  ) {
+    super(error.description);
+  }
+}
+
+/**
+ * The authorization request pipeline, in RFC order (the model is node-oidc-provider's
+ * `actions/authorization/check_*.js`): client and redirect URI first (never redirects), then response_type,
+ * PKCE, scope, nonce.
+ */
+export async function validateAuthorizationRequest(
+  ctx: AppContext,
+  params: AuthorizationParams,
+): Promise<AuthorizationRequest> {
+  const redirect = await checkClient(ctx, params);
+  try {
+    checkResponseType(params);
+    const pkce = checkPkce(params);
+    const scope = checkScope(params);
+    const nonce = checkNonce(params);
+    return { ...redirect, scope, nonce, pkce };
+  } catch (error) {
+    if (error instanceof OAuthError) throw new RedirectableAuthorizationError(error, redirect);
+    throw error;
+  }
+}

@@ -1,0 +1,17 @@
+import { InvalidToken } from './errors.js';
+
+/** RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token (the scheme is case-insensitive, RFC 7235 §2.1). */
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * The token of an `Authorization: Bearer` header. SPEC §5: a missing or malformed header answers the bare
+ * challenge `Bearer realm="campus-sso"` (RFC 6750 §3.1: no error code without usable credentials).
+ */
+export function bearerToken(authorization: string | undefined): string {
+  if (authorization === undefined) throw new InvalidToken('the Authorization: Bearer header is missing', true);
+  const match = BEARER.exec(authorization);
+  if (!match?.[1]) throw new InvalidToken('the Authorization header is not "Bearer <access_token>"', true);
+  return match[1];
+}
+
+export const INVALID_ACCESS_TOKEN = 'the access token is invalid, expired or revoked';

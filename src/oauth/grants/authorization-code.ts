@@ -1,0 +1,109 @@
+/**
+ * The authorization-code grant (RFC 6749 §4.1.3), shared by the standard token endpoint (SPEC §3) and the
+ * legacy JSON one (SPEC §4). Read top to bottom: each requirement is one `if`.
+ */
+import type { AppContext } from '../../app-context.js';
+import { sha256Hex } from '../../domain/crypto.js';
+import type { AppRecord } from '../../storage/store.js';
+import { InvalidGrant, InvalidRequest } from '../errors.js';
+import { PKCE_VALUE, verifierMatches } from '../pkce.js';
+import { hasScope } from '../scopes.js';
+import { type IssuedTokens, mintAccessToken, mintRefreshToken, newFamilyId, type TokenGrant } from '../tokens.js';
+
+export interface AuthorizationCodeExchange {
+  readonly code: string | undefined;
+  readonly redirectUri: string | undefined;
+  readonly codeVerifier: string | undefined;
+}
+
+export interface AuthorizationCodeOptions {
+  /**
+   * RFC 6749 §4.1.3: redirect_uri is required when the authorization request carried one (at campus-sso it
+   * always does). The legacy endpoint (SPEC §4) never sent it and is exempt.
+   */
+  readonly checkRedirectUri: boolean;
+  /** The legacy endpoint answers only an access token, so it issues nothing else. */
+  readonly accessTokenOnly: boolean;
+}
+
+export async function exchangeAuthorizationCode(
+  ctx: AppContext,
+  client: AppRecord,
+  exchange: AuthorizationCodeExchange,
+  options: AuthorizationCodeOptions,
+): Promise<IssuedTokens> {
+  // RFC 6749 §4.1.3: code is REQUIRED.
+  if (exchange.code === undefined) throw new InvalidRequest('code is required');
+  // RFC 6749 §4.1.3: redirect_uri is REQUIRED if it was included in the authorization request.
+  if (options.checkRedirectUri && exchange.redirectUri === undefined) {
+    throw new InvalidRequest('redirect_uri is required: it was part of the authorization request');
+  }
+
+  const codeHash = sha256Hex(exchange.code);
+  const code = await ctx.store.codes.find(codeHash);
+  const now = ctx.clock.now();
+
+  // RFC 6749 §5.2 invalid_grant: "The provided authorization grant … is invalid".
+  if (!code) throw new InvalidGrant('the authorization code is invalid');
+  // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated confidential client".
+  // Same words as an unknown code: another client learns nothing about codes that are not its own.
+  if (code.clientId !== client.clientId) throw new InvalidGrant('the authorization code is invalid');
+  // RFC 6749 §4.1.2 / RFC 9700 §4.2.4: a code used more than once is refused, and every token issued from it
+  // is revoked (checked before expiry: the tokens outlive the code).
+  if (code.usedAt !== null) {
+    await ctx.store.tokens.revokeByCode(codeHash);
+    throw new InvalidGrant('the authorization code has already been used; the tokens issued from it are revoked');
+  }
+  // RFC 6749 §4.1.2: codes are short-lived (SPEC §1: 10 minutes).
+  if (code.expiresAt <= now) throw new InvalidGrant('the authorization code has expired');
+  // RFC 6749 §4.1.3: "if included ensure that their values are identical".
+  if (options.checkRedirectUri && exchange.redirectUri !== code.redirectUri) {
+    throw new InvalidGrant('redirect_uri does not match the one in the authorization request');
+  }
+
+  if (code.codeChallenge !== null && code.codeChallengeMethod !== null) {
+    // RFC 7636 §4.6: a code issued with a challenge needs the verifier.
+    if (exchange.codeVerifier === undefined) {
+      throw new InvalidGrant('code_verifier is required: the authorization request carried a code_challenge');
+    }
+    // RFC 7636 §4.1: code-verifier = 43*128unreserved.
+    if (!PKCE_VALUE.test(exchange.codeVerifier)) {
+      throw new InvalidGrant('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
+    }
+    // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
+    if (!verifierMatches(exchange.codeVerifier, code.codeChallenge, code.codeChallengeMethod)) {
+      throw new InvalidGrant('code_verifier does not match the code_challenge');
+    }
+  } else if (exchange.codeVerifier !== undefined) {
+    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a PKCE downgrade attempt.
+    throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
+  }
+
+  // A user disabled since signing in gets no tokens (SPEC §1).
+  const user = await ctx.store.users.find(code.uin);
+  if (!user || user.disabled) throw new InvalidGrant('the user who granted this code is disabled');
+
+  const grant: TokenGrant = { clientId: client.clientId, uin: code.uin, scope: code.scope, codeHash };
+  // SPEC §6 / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
+  const withRefreshToken = !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
+  const familyId = withRefreshToken ? newFamilyId() : null;
+  const access = mintAccessToken(ctx, grant, familyId, now);
+  const refresh = familyId === null ? undefined : mintRefreshToken(ctx, grant, familyId, code.authTime, now);
+
+  // RFC 6749 §4.1.2: single use, atomically: a concurrent replay loses here and revokes what the winner got.
+  if (!(await ctx.store.tokens.redeemCode(codeHash, now, access.record, refresh?.record))) {
+    await ctx.store.tokens.revokeByCode(codeHash);
+    throw new InvalidGrant('the authorization code has already been used; the tokens issued from it are revoked');
+  }
+
+  return {
+    accessToken: access.value,
+    refreshToken: refresh?.value,
+    scope: code.scope,
+    user,
+    clientId: client.clientId,
+    authTime: code.authTime,
+    nonce: code.nonce,
+    issuedAt: now,
+  };
+}

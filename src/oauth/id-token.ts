@@ -1,0 +1,54 @@
+/**
+ * OpenID Connect Core §2 ID Token: `iss`, `sub` (the uin as a string), `aud`, `exp`, `iat`, `auth_time`,
+ * `nonce` (when the authentication request carried one), `at_hash`, plus campus-sso's `uin` (integer) and
+ * `user_group` (SPEC §6).
+ */
+import { SignJWT } from 'jose';
+import type { AppContext } from '../app-context.js';
+import { sha256 } from '../domain/crypto.js';
+import type { UserRecord } from '../storage/store.js';
+import { signingKey } from './signing-keys.js';
+
+export interface IdTokenInput {
+  readonly user: UserRecord;
+  readonly clientId: string;
+  /** Epoch ms of the sign-in. */
+  readonly authTime: number;
+  readonly nonce: string | null;
+  /** The access token issued beside it, for `at_hash`. */
+  readonly accessToken: string;
+  /** Epoch ms. */
+  readonly issuedAt: number;
+}
+
+/**
+ * OIDC Core §3.1.3.6: at_hash is the base64url of the left half of the hash of the access token's ASCII,
+ * with the hash of the signing algorithm (ES256 → SHA-256).
+ */
+export function accessTokenHash(accessToken: string): string {
+  const digest = sha256(accessToken);
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+const seconds = (epochMs: number): number => Math.floor(epochMs / 1000);
+
+export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
+  const key = await signingKey(ctx);
+  const iat = seconds(input.issuedAt);
+  const claims: Record<string, unknown> = {
+    auth_time: seconds(input.authTime),
+    at_hash: accessTokenHash(input.accessToken),
+    uin: input.user.uin,
+    user_group: input.user.userGroup,
+  };
+  // OIDC Core §2: nonce is present exactly when the authentication request carried one.
+  if (input.nonce !== null) claims.nonce = input.nonce;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+    .setIssuer(ctx.config.issuer)
+    .setSubject(String(input.user.uin))
+    .setAudience(input.clientId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ctx.config.accessTokenTtl)
+    .sign(key.privateKey);
+}

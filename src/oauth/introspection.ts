@@ -1,0 +1,90 @@
+/**
+ * Token introspection (RFC 7662). The client is already authenticated. Tokens of other clients look
+ * inactive (RFC 7662 §4: do not help token scanning).
+ */
+import type { AppContext } from '../app-context.js';
+import { sha256Hex } from '../domain/crypto.js';
+import type { AppRecord } from '../storage/store.js';
+import { InvalidRequest } from './errors.js';
+import type { TokenTypeHint } from './revocation.js';
+
+export type IntrospectionResponse =
+  | { readonly active: false }
+  | {
+      readonly active: true;
+      readonly scope?: string;
+      readonly client_id: string;
+      readonly token_type?: 'Bearer';
+      readonly exp: number;
+      readonly iat: number;
+      readonly sub: string;
+      readonly uin: number;
+      readonly user_group: string;
+    };
+
+const INACTIVE: IntrospectionResponse = { active: false };
+const seconds = (epochMs: number): number => Math.floor(epochMs / 1000);
+
+async function introspectAccessToken(ctx: AppContext, client: AppRecord, tokenHash: string, now: number) {
+  // Unrevoked, unexpired, user and app enabled: the same question get-user-info asks.
+  const owner = await ctx.store.tokens.findActiveOwner(tokenHash, now);
+  if (!owner) return undefined;
+  if (owner.token.clientId !== client.clientId) return INACTIVE;
+  const { token, user } = owner;
+  return {
+    active: true as const,
+    ...(token.scope !== null ? { scope: token.scope } : {}),
+    client_id: token.clientId,
+    token_type: 'Bearer' as const,
+    exp: seconds(token.expiresAt),
+    iat: seconds(token.createdAt),
+    sub: String(user.uin),
+    uin: user.uin,
+    user_group: user.userGroup,
+  };
+}
+
+async function introspectRefreshToken(ctx: AppContext, client: AppRecord, tokenHash: string, now: number) {
+  const token = await ctx.store.tokens.findRefreshToken(tokenHash);
+  if (!token) return undefined;
+  if (token.clientId !== client.clientId) return INACTIVE;
+  // A rotated, revoked or expired refresh token can no longer be used.
+  if (token.revoked || token.rotatedAt !== null || token.expiresAt <= now) return INACTIVE;
+  // RFC 6749 §6 needs refresh tokens switched on for the client, and SPEC §1 an enabled user.
+  if (!client.allowRefreshTokens) return INACTIVE;
+  const user = await ctx.store.users.find(token.uin);
+  if (!user || user.disabled) return INACTIVE;
+  return {
+    active: true as const,
+    ...(token.scope !== null ? { scope: token.scope } : {}),
+    client_id: token.clientId,
+    exp: seconds(token.expiresAt),
+    iat: seconds(token.createdAt),
+    sub: String(user.uin),
+    uin: user.uin,
+    user_group: user.userGroup,
+  };
+}
+
+export async function introspectToken(
+  ctx: AppContext,
+  client: AppRecord,
+  token: string | undefined,
+  hint: TokenTypeHint | undefined,
+): Promise<IntrospectionResponse> {
+  // RFC 7662 §2.1: token is REQUIRED.
+  if (token === undefined) throw new InvalidRequest('token is required');
+  const tokenHash = sha256Hex(token);
+  const now = ctx.clock.now();
+  // RFC 7662 §2.1: the hint only says where to look first.
+  const order =
+    hint === 'refresh_token'
+      ? [introspectRefreshToken, introspectAccessToken]
+      : [introspectAccessToken, introspectRefreshToken];
+  for (const introspect of order) {
+    const answer = await introspect(ctx, client, tokenHash, now);
+    if (answer) return answer;
+  }
+  // RFC 7662 §2.2: unknown, expired or revoked → {"active": false}.
+  return INACTIVE;
+}

@@ -1,0 +1,36 @@
+/**
+ * RFC 8414 authorization server metadata (also served as OpenID Connect Discovery 1.0 §3).
+ */
+import type { Config } from '../config/config.js';
+import { CODE_CHALLENGE_METHODS } from './pkce.js';
+import { SUPPORTED_SCOPES } from './scopes.js';
+import { ID_TOKEN_ALG } from './signing-keys.js';
+
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+
+export function authorizationServerMetadata(config: Config): Record<string, unknown> {
+  const base = config.baseUrl;
+  return {
+    // RFC 8414 §2: issuer is the base URL; §3.3: it must equal the one the metadata was fetched for.
+    issuer: config.issuer,
+    authorization_endpoint: `${base}/v1/oauth2/authorize`,
+    token_endpoint: `${base}/v1/oauth2/token`,
+    userinfo_endpoint: `${base}/v1/oauth2/userinfo`,
+    jwks_uri: `${base}/.well-known/jwks.json`,
+    revocation_endpoint: `${base}/v1/oauth2/revoke`,
+    introspection_endpoint: `${base}/v1/oauth2/introspect`,
+    scopes_supported: [...SUPPORTED_SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: [...CODE_CHALLENGE_METHODS],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [ID_TOKEN_ALG],
+    claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'uin', 'user_group', 'created_at'],
+    // SPEC §2.4 keeps the redirect exactly `?code=…&state=…` for legacy clients, so no RFC 9207 `iss`.
+    authorization_response_iss_parameter_supported: false,
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Access and refresh tokens: opaque random strings (32 bytes, base64url) stored only as SHA-256 hex
+ * (SPEC §1), and the RFC 6749 §5.1 token response built from them.
+ */
+import type { AppContext } from '../app-context.js';
+import { randomToken, sha256Hex } from '../domain/crypto.js';
+import type { AccessTokenRecord, RefreshTokenRecord, UserRecord } from '../storage/store.js';
+import { signIdToken } from './id-token.js';
+import { hasScope } from './scopes.js';
+
+/** What every token issued from one grant shares. */
+export interface TokenGrant {
+  readonly clientId: string;
+  readonly uin: number;
+  readonly scope: string | null;
+  /** The code the grant started from, so a replayed code revokes everything (RFC 9700 §4.2.4). */
+  readonly codeHash: string | null;
+}
+
+export interface Minted<T> {
+  /** The plaintext, shown to the client once. */
+  readonly value: string;
+  /** What the database keeps. */
+  readonly record: T;
+}
+
+/** A new opaque token: 32 random bytes, base64url (256 bits, SPEC §1 asks for ≥ 128). */
+export function newOpaqueToken(): string {
+  return randomToken(32);
+}
+
+export function mintAccessToken(
+  ctx: AppContext,
+  grant: TokenGrant,
+  familyId: string | null,
+  now: number,
+): Minted<AccessTokenRecord> {
+  const value = newOpaqueToken();
+  return {
+    value,
+    record: {
+      tokenHash: sha256Hex(value),
+      clientId: grant.clientId,
+      uin: grant.uin,
+      scope: grant.scope,
+      codeHash: grant.codeHash,
+      familyId,
+      createdAt: now,
+      expiresAt: now + ctx.config.accessTokenTtl * 1000,
+      revoked: false,
+    },
+  };
+}
+
+export function mintRefreshToken(
+  ctx: AppContext,
+  grant: TokenGrant,
+  familyId: string,
+  authTime: number,
+  now: number,
+): Minted<RefreshTokenRecord> {
+  const value = newOpaqueToken();
+  return {
+    value,
+    record: {
+      tokenHash: sha256Hex(value),
+      familyId,
+      clientId: grant.clientId,
+      uin: grant.uin,
+      scope: grant.scope,
+      authTime,
+      codeHash: grant.codeHash,
+      createdAt: now,
+      expiresAt: now + ctx.config.refreshTokenTtl * 1000,
+      rotatedAt: null,
+      revoked: false,
+    },
+  };
+}
+
+/** A new refresh-token family (RFC 9700 §4.14.2): every rotation of one grant shares it. */
+export function newFamilyId(): string {
+  return randomToken(16);
+}
+
+/** What a grant handler hands back to the endpoint that answers it. */
+export interface IssuedTokens {
+  readonly accessToken: string;
+  readonly refreshToken: string | undefined;
+  /** The scope the access token carries (null when none was asked for). */
+  readonly scope: string | null;
+  readonly user: UserRecord;
+  readonly clientId: string;
+  /** Epoch ms of the sign-in, for the id_token's auth_time. */
+  readonly authTime: number;
+  readonly nonce: string | null;
+  readonly issuedAt: number;
+}
+
+/** RFC 6749 §5.1 (and OIDC Core §3.1.3.3) successful token response. */
+export interface TokenResponse {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+  readonly refresh_token?: string;
+  readonly scope?: string;
+  readonly id_token?: string;
+}
+
+export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Promise<TokenResponse> {
+  const response: {
+    access_token: string;
+    token_type: 'Bearer';
+    expires_in: number;
+    refresh_token?: string;
+    scope?: string;
+    id_token?: string;
+  } = { access_token: issued.accessToken, token_type: 'Bearer', expires_in: ctx.config.accessTokenTtl };
+  if (issued.refreshToken !== undefined) response.refresh_token = issued.refreshToken;
+  // RFC 6749 §5.1: scope is echoed when the client asked for one (legacy clients ask for none and get none).
+  if (issued.scope !== null) response.scope = issued.scope;
+  // OIDC Core §3.1.3.3: an `openid` request gets an id_token beside the access token.
+  if (hasScope(issued.scope, 'openid')) {
+    response.id_token = await signIdToken(ctx, {
+      user: issued.user,
+      clientId: issued.clientId,
+      authTime: issued.authTime,
+      nonce: issued.nonce,
+      accessToken: issued.accessToken,
+      issuedAt: issued.issuedAt,
+    });
+  }
+  return response;
+}
+
+/** RFC 6749 §5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every answer carrying tokens. */
+export const NO_STORE_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', pragma: 'no-cache' };
