@@ -654,7 +654,17 @@ export class KyselyStore implements Store {
   }
 
   async migrate(): Promise<string[]> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider });
+    // On PostgreSQL the Migrator looks for its own tables in every schema; pin them to the schema this
+    // connection works in, or a database shared by several schemas would see another one's lock table.
+    const migrationTableSchema =
+      this.kind === 'postgres'
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(this.db)).rows[0]?.schema
+        : undefined;
+    const migrator = new Migrator({
+      db: this.db,
+      provider: migrationProvider,
+      ...(migrationTableSchema ? { migrationTableSchema } : {}),
+    });
     const { error, results } = await migrator.migrateToLatest();
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

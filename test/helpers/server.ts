@@ -79,7 +79,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   const provisional = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...options.env });
   const store = openStore(provisional.database);
-  await store.migrate();
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    await cleanup();
+    throw error;
+  }
   // Listen first on port 0, then fix BASE_URL to the real port so Origin checks and the issuer match.
   const placeholder = createAppContext(provisional, store, options.clock ?? { now: () => Date.now() });
   const app0 = await buildServer(placeholder, { logger: false });

@@ -119,7 +119,11 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
         await ctx.store.users.update(uin, { userGroup: user.userGroup, disabled: user.disabled });
         throw conflict('cannot demote or disable the last enabled admin');
       }
-      if (password !== undefined) await ctx.users.setPassword(uin, password);
+      if (password !== undefined) {
+        await ctx.users.setPassword(uin, password);
+        // A reset usually follows a compromise: whoever held the old password is signed out everywhere.
+        await ctx.store.sessions.deleteForUser(uin);
+      }
       return ok({ user: adminUserView(await findUser(uin)) });
     },
   );
