@@ -8,7 +8,8 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * challenge `Bearer realm="campus-sso"` (RFC 6750 §3.1: no error code without usable credentials).
  */
 export function bearerToken(authorization: string | undefined): string {
-  if (authorization === undefined) throw new InvalidToken('the Authorization: Bearer header is missing', true);
+  if (authorization === undefined)
+    throw new InvalidToken('the Authorization: Bearer header is missing', true);
   const match = BEARER.exec(authorization);
   if (!match?.[1]) throw new InvalidToken('the Authorization header is not "Bearer <access_token>"', true);
   return match[1];

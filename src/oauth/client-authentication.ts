@@ -38,7 +38,9 @@ function formDecode(value: string): string {
 }
 
 /** Decodes `Authorization: Basic …` (RFC 7617 §2), or answers undefined when another scheme is used. */
-function readBasicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
+function readBasicCredentials(
+  header: string | undefined,
+): { clientId: string; clientSecret: string } | undefined {
   if (header === undefined || !/^basic(\s|$)/i.test(header)) return undefined;
   const match = BASIC.exec(header);
   if (!match?.[1]) throw invalidClient('the Basic authorization header is malformed', true);
@@ -50,9 +52,13 @@ function readBasicCredentials(header: string | undefined): { clientId: string; c
   }
   const colon = decoded.indexOf(':');
   // RFC 7617 §2: user-pass = user-id ":" password.
-  if (colon === -1) throw invalidClient('the Basic authorization header has no ":" between id and secret', true);
+  if (colon === -1)
+    throw invalidClient('the Basic authorization header has no ":" between id and secret', true);
   try {
-    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+    return {
+      clientId: formDecode(decoded.slice(0, colon)),
+      clientSecret: formDecode(decoded.slice(colon + 1)),
+    };
   } catch {
     throw invalidClient('the Basic credentials are not properly form-urlencoded (RFC 6749 §2.3.1)', true);
   }
@@ -65,17 +71,24 @@ function readCredentials(input: ClientAuthenticationInput): Credentials {
   if (basic) {
     // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
     if (bodySecret !== undefined) {
-      throw new InvalidRequest('the client authenticated with both HTTP Basic and client_secret in the body; use one');
+      throw new InvalidRequest(
+        'the client authenticated with both HTTP Basic and client_secret in the body; use one',
+      );
     }
     // A client_id in the body beside Basic is allowed, but it must name the same client.
     if (bodyId !== undefined && bodyId !== basic.clientId) {
-      throw new InvalidRequest('client_id in the body differs from the one in the Basic authorization header');
+      throw new InvalidRequest(
+        'client_id in the body differs from the one in the Basic authorization header',
+      );
     }
     return { ...basic, usedBasicAuth: true };
   }
   // RFC 6749 §2.3.1: client_secret_post needs both parameters; every campus-sso client is confidential.
   if (bodyId === undefined || bodySecret === undefined) {
-    throw invalidClient('client authentication is required (HTTP Basic, or client_id and client_secret)', false);
+    throw invalidClient(
+      'client authentication is required (HTTP Basic, or client_id and client_secret)',
+      false,
+    );
   }
   return { clientId: bodyId, clientSecret: bodySecret, usedBasicAuth: false };
 }
@@ -84,7 +97,10 @@ function readCredentials(input: ClientAuthenticationInput): Credentials {
  * The authenticated, enabled client, or invalid_client (RFC 6749 §5.2: "Client authentication failed").
  * The secret is compared in constant time by `AppService.authenticate`.
  */
-export async function authenticateClient(ctx: AppContext, input: ClientAuthenticationInput): Promise<AppRecord> {
+export async function authenticateClient(
+  ctx: AppContext,
+  input: ClientAuthenticationInput,
+): Promise<AppRecord> {
   const credentials = readCredentials(input);
   const app = await ctx.apps.authenticate(credentials.clientId, credentials.clientSecret);
   if (!app) throw invalidClient('client authentication failed', credentials.usedBasicAuth);

@@ -29,7 +29,19 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [ID_TOKEN_ALG],
-    claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'uin', 'user_group', 'created_at'],
+    claims_supported: [
+      'iss',
+      'sub',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'at_hash',
+      'uin',
+      'user_group',
+      'created_at',
+    ],
     // SPEC §2.4 keeps the redirect exactly `?code=…&state=…` for legacy clients, so no RFC 9207 `iss`.
     authorization_response_iss_parameter_supported: false,
   };

@@ -134,4 +134,7 @@ export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Prom
 }
 
 /** RFC 6749 §5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every answer carrying tokens. */
-export const NO_STORE_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', pragma: 'no-cache' };
+export const NO_STORE_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  pragma: 'no-cache',
+};

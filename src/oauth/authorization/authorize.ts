@@ -24,7 +24,11 @@ export function errorRedirect(redirect: VerifiedRedirect, error: OAuthError): st
 }
 
 /** RFC 6749 §4.1.2: issues a code (stored as its SHA-256 only) and records the user's consent. */
-async function issueCode(ctx: AppContext, session: SessionRecord, request: AuthorizationRequest): Promise<string> {
+async function issueCode(
+  ctx: AppContext,
+  session: SessionRecord,
+  request: AuthorizationRequest,
+): Promise<string> {
   const code = randomToken(32);
   const now = ctx.clock.now();
   await ctx.store.codes.insert({
@@ -44,7 +48,12 @@ async function issueCode(ctx: AppContext, session: SessionRecord, request: Autho
     usedAt: null,
   });
   // SPEC §2.5: a later request from this app is answered without asking again.
-  await ctx.store.consents.upsert({ uin: session.uin, clientId: request.app.clientId, scope: request.scope, grantedAt: now });
+  await ctx.store.consents.upsert({
+    uin: session.uin,
+    clientId: request.app.clientId,
+    scope: request.scope,
+    grantedAt: now,
+  });
   return code;
 }
 

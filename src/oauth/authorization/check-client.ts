@@ -14,7 +14,9 @@ export async function checkClient(ctx: AppContext, params: AuthorizationParams):
   if (!app || app.disabled) throw new InvalidClientOrRedirect('unknown or disabled client');
   // SPEC §8: an imported app without redirect URIs refuses authorization until an admin registers some.
   if (app.redirectUris.length === 0) {
-    throw new InvalidClientOrRedirect('this app has no registered redirect URI; an administrator must register one');
+    throw new InvalidClientOrRedirect(
+      'this app has no registered redirect URI; an administrator must register one',
+    );
   }
   // SPEC §2.1: redirect_uri is required (every legacy client sends it).
   if (!params.redirect_uri) throw new InvalidClientOrRedirect('redirect_uri is missing');

@@ -8,7 +8,13 @@ import type { AppRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { PKCE_VALUE, verifierMatches } from '../pkce.js';
 import { hasScope } from '../scopes.js';
-import { type IssuedTokens, mintAccessToken, mintRefreshToken, newFamilyId, type TokenGrant } from '../tokens.js';
+import {
+  type IssuedTokens,
+  mintAccessToken,
+  mintRefreshToken,
+  newFamilyId,
+  type TokenGrant,
+} from '../tokens.js';
 
 export interface AuthorizationCodeExchange {
   readonly code: string | undefined;
@@ -52,7 +58,9 @@ export async function exchangeAuthorizationCode(
   // is revoked (checked before expiry: the tokens outlive the code).
   if (code.usedAt !== null) {
     await ctx.store.tokens.revokeByCode(codeHash);
-    throw new InvalidGrant('the authorization code has already been used; the tokens issued from it are revoked');
+    throw new InvalidGrant(
+      'the authorization code has already been used; the tokens issued from it are revoked',
+    );
   }
   // RFC 6749 §4.1.2: codes are short-lived (SPEC §1: 10 minutes).
   if (code.expiresAt <= now) throw new InvalidGrant('the authorization code has expired');
@@ -68,7 +76,9 @@ export async function exchangeAuthorizationCode(
     }
     // RFC 7636 §4.1: code-verifier = 43*128unreserved.
     if (!PKCE_VALUE.test(exchange.codeVerifier)) {
-      throw new InvalidGrant('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
+      throw new InvalidGrant(
+        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)',
+      );
     }
     // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
     if (!verifierMatches(exchange.codeVerifier, code.codeChallenge, code.codeChallengeMethod)) {
@@ -85,7 +95,8 @@ export async function exchangeAuthorizationCode(
 
   const grant: TokenGrant = { clientId: client.clientId, uin: code.uin, scope: code.scope, codeHash };
   // SPEC §6 / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
-  const withRefreshToken = !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
+  const withRefreshToken =
+    !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
   const familyId = withRefreshToken ? newFamilyId() : null;
   const access = mintAccessToken(ctx, grant, familyId, now);
   const refresh = familyId === null ? undefined : mintRefreshToken(ctx, grant, familyId, code.authTime, now);
@@ -93,7 +104,9 @@ export async function exchangeAuthorizationCode(
   // RFC 6749 §4.1.2: single use, atomically: a concurrent replay loses here and revokes what the winner got.
   if (!(await ctx.store.tokens.redeemCode(codeHash, now, access.record, refresh?.record))) {
     await ctx.store.tokens.revokeByCode(codeHash);
-    throw new InvalidGrant('the authorization code has already been used; the tokens issued from it are revoked');
+    throw new InvalidGrant(
+      'the authorization code has already been used; the tokens issued from it are revoked',
+    );
   }
 
   return {

@@ -60,7 +60,12 @@ export async function exchangeRefreshToken(
   if (!user || user.disabled) throw new InvalidGrant('the user who granted this refresh token is disabled');
 
   const scope = narrowedScope(old.scope, exchange.scope);
-  const grant: TokenGrant = { clientId: client.clientId, uin: old.uin, scope: old.scope, codeHash: old.codeHash };
+  const grant: TokenGrant = {
+    clientId: client.clientId,
+    uin: old.uin,
+    scope: old.scope,
+    codeHash: old.codeHash,
+  };
   const access = mintAccessToken(ctx, { ...grant, scope }, old.familyId, now);
   // RFC 6749 §6: the new refresh token keeps the scope of the one it replaces.
   const refresh = mintRefreshToken(ctx, grant, old.familyId, old.authTime, now);
