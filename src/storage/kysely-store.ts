@@ -38,7 +38,7 @@ const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
 
 const bit = (value: boolean): number => (value ? 1 : 0);
 
-function toUser(row: Selectable<Database['users']>): UserRecord {
+export function toUser(row: Selectable<Database['users']>): UserRecord {
   return {
     uin: Number(row.uin),
     passwordHash: row.password_hash,
@@ -150,7 +150,7 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
-class Users implements UserRepository {
+export class Users implements UserRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async find(uin: number): Promise<UserRecord | undefined> {
@@ -641,9 +641,9 @@ export class KyselyStore implements Store {
   constructor(
     readonly kind: 'sqlite' | 'postgres',
     protected readonly db: Kysely<Database>,
-    hotPaths: Partial<Pick<Store, 'apps' | 'codes' | 'tokens'>> = {},
+    hotPaths: Partial<Pick<Store, 'users' | 'apps' | 'codes' | 'tokens'>> = {},
   ) {
-    this.users = new Users(db);
+    this.users = hotPaths.users ?? new Users(db);
     this.apps = hotPaths.apps ?? new Apps(db);
     this.sessions = new Sessions(db);
     this.codes = hotPaths.codes ?? new Codes(db);

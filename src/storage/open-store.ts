@@ -5,8 +5,8 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import { KyselyStore } from './kysely-store.js';
-import { PostgresApps, PostgresCodes, PostgresTokens } from './postgres-hot-paths.js';
-import { SqliteApps, SqliteCodes, SqliteTokens } from './sqlite-hot-paths.js';
+import { PostgresApps, PostgresCodes, PostgresTokens, PostgresUsers } from './postgres-hot-paths.js';
+import { SqliteApps, SqliteCodes, SqliteTokens, SqliteUsers } from './sqlite-hot-paths.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
@@ -27,6 +27,7 @@ function openSqlite(file: string): Store {
   database.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return new KyselyStore('sqlite', db, {
+    users: new SqliteUsers(db, database),
     apps: new SqliteApps(db, database),
     codes: new SqliteCodes(db, database),
     tokens: new SqliteTokens(db, database),
@@ -44,6 +45,7 @@ function openPostgres(url: string): Store {
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return new KyselyStore('postgres', db, {
+    users: new PostgresUsers(db, pool),
     apps: new PostgresApps(db, pool),
     codes: new PostgresCodes(db, pool),
     tokens: new PostgresTokens(db, pool),

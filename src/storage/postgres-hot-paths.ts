@@ -10,11 +10,13 @@ import {
   Apps,
   Codes,
   Tokens,
+  Users,
   accessTokenRow,
   refreshTokenRow,
   toAccessToken,
   toApp,
   toCode,
+  toUser,
 } from './kysely-store.js';
 import type { Database } from './schema.js';
 import type {
@@ -24,7 +26,26 @@ import type {
   AuthorizationCodeRecord,
   RefreshTokenRecord,
   UserGroup,
+  UserRecord,
 } from './store.js';
+
+export class PostgresUsers extends Users {
+  constructor(
+    db: Kysely<Database>,
+    private readonly pool: pg.Pool,
+  ) {
+    super(db);
+  }
+
+  override async find(uin: number): Promise<UserRecord | undefined> {
+    const { rows } = await this.pool.query<Selectable<Database['users']>>({
+      name: 'campus_sso_find_user',
+      text: 'select * from users where uin = $1',
+      values: [uin],
+    });
+    return rows[0] && toUser(rows[0]);
+  }
+}
 
 export class PostgresApps extends Apps {
   constructor(

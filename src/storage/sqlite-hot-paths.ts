@@ -13,11 +13,13 @@ import {
   Apps,
   Codes,
   Tokens,
+  Users,
   accessTokenRow,
   refreshTokenRow,
   toAccessToken,
   toApp,
   toCode,
+  toUser,
 } from './kysely-store.js';
 import type { Database } from './schema.js';
 import type {
@@ -27,6 +29,7 @@ import type {
   AuthorizationCodeRecord,
   RefreshTokenRecord,
   UserGroup,
+  UserRecord,
 } from './store.js';
 
 type Statement = BetterSqlite3.Statement;
@@ -89,6 +92,20 @@ class GroupCommit {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
+  }
+}
+
+export class SqliteUsers extends Users {
+  private readonly findStatement: () => Statement;
+
+  constructor(db: Kysely<Database>, database: BetterSqlite3.Database) {
+    super(db);
+    this.findStatement = lazy(database, 'select * from users where uin = ?');
+  }
+
+  override async find(uin: number): Promise<UserRecord | undefined> {
+    const row = this.findStatement().get(uin) as Selectable<Database['users']> | undefined;
+    return row && toUser(row);
   }
 }
 
