@@ -40,3 +40,15 @@ export function grantedScope(requested: string | undefined): string | null {
   }
   return granted.join(' ');
 }
+
+/** Whether a consent given for `consented` covers a request for `requested` (every value already granted). */
+export function consentCovers(consented: string | null, requested: string | null): boolean {
+  const granted = new Set(scopeTokens(consented));
+  return scopeTokens(requested).every((token) => granted.has(token));
+}
+
+/** The union of two scopes, for a consent that grows as an app asks for more. */
+export function mergeScopes(a: string | null, b: string | null): string | null {
+  const merged = [...new Set([...scopeTokens(a), ...scopeTokens(b)])];
+  return merged.length === 0 ? null : merged.join(' ');
+}

@@ -1,6 +1,7 @@
 /**
  * The user's decision on a valid authorization request (SPEC §2.4): the URL the browser goes to next.
  */
+import { mergeScopes } from '../scopes.js';
 import type { AppContext } from '../../app-context.js';
 import { randomToken, sha256Hex } from '../../domain/crypto.js';
 import { appendParameters } from '../../domain/redirect-uris.js';
@@ -47,11 +48,13 @@ async function issueCode(
     expiresAt: now + ctx.config.authorizationCodeTtl * 1000,
     usedAt: null,
   });
-  // SPEC §2.5: a later request from this app is answered without asking again.
+  // SPEC §2.5: a later request from this app is answered without asking again — for what the user has
+  // approved so far, so the consent grows with each approval and never silently covers a wider scope.
+  const previous = await ctx.store.consents.find(session.uin, request.app.clientId);
   await ctx.store.consents.upsert({
     uin: session.uin,
     clientId: request.app.clientId,
-    scope: request.scope,
+    scope: mergeScopes(previous?.scope ?? null, request.scope),
     grantedAt: now,
   });
   return code;

@@ -1,11 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { checkClient } from '../../../oauth/authorization/check-client.js';
+import { grantedScope, consentCovers } from '../../../oauth/scopes.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { findSignedIn } from '../../session-cookie.js';
 
 const AppInfoQuery = Type.Object(
-  { client_id: Type.Optional(Type.String()), redirect_uri: Type.Optional(Type.String()) },
+  {
+    client_id: Type.Optional(Type.String()),
+    redirect_uri: Type.Optional(Type.String()),
+    // The scope the app asks for now: a remembered consent counts only if it covers all of it.
+    scope: Type.Optional(Type.String()),
+  },
   { additionalProperties: true },
 );
 
@@ -14,13 +20,22 @@ const AppInfoQuery = Type.Object(
  * disabled client, or an unregistered redirect URI, is 400 code 3 (no redirect, RFC 6749 §4.1.2.1).
  * Works without a session; `consented` is true only for a signed-in user who already authorized the app.
  */
+/** The supported scope values asked for; a malformed scope shows the consent card (and then fails there). */
+function requestedScope(scope: string | undefined): string | null {
+  try {
+    return grantedScope(scope === '' ? undefined : scope);
+  } catch {
+    return 'malformed';
+  }
+}
+
 export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/oauth2/app-info', { schema: { querystring: AppInfoQuery } }, async (request) => {
     const { app: client } = await checkClient(ctx, request.query);
     const signedIn = await findSignedIn(ctx, request);
+    const consent = signedIn && (await ctx.store.consents.find(signedIn.user.uin, client.clientId));
     const consented =
-      signedIn !== undefined &&
-      (await ctx.store.consents.find(signedIn.user.uin, client.clientId)) !== undefined;
+      consent !== undefined && consentCovers(consent.scope, requestedScope(request.query.scope));
     return ok({ client_id: client.clientId, name: client.name, emoji: client.emoji, consented });
   });
 };
