@@ -143,10 +143,11 @@ export function render(error: unknown, style: ErrorStyle): Rendered {
     };
   }
   if (style === 'legacy') {
+    // Token and user-information answers are never cached, errors included (RFC 6749 §5.1).
     return {
       status,
       body: { code: status >= 500 ? 99 : 1, msg: `${rfcCode}: ${message}`, data: {} },
-      headers: {},
+      headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
     };
   }
   return {

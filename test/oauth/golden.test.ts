@@ -211,7 +211,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
       });
       expect(await golden(response)).toEqual({
         status: 400,
-        headers: { 'content-type': JSON_TYPE },
+        headers: { 'content-type': JSON_TYPE, ...NO_STORE },
         body: '{"code":1,"msg":"invalid_request: code must be string","data":{}}',
       });
     });
