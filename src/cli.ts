@@ -6,9 +6,13 @@ import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  if (command === undefined) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 2 : 0;
+    return 0;
   }
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   // The entry point hands the environment to the one module that reads it.

@@ -35,6 +35,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     bodyLimit: 64 * 1024,
     trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
+    // Errors Fastify meets before routing (a malformed URL) are answered in the envelope too.
+    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
     ajv: {
       customOptions: {
         // Unknown fields and wrong types are rejected, never silently dropped or coerced.

@@ -577,16 +577,42 @@ class Throttles implements ThrottleRepository {
     );
   }
 
-  async put(key: string, state: ThrottleState): Promise<void> {
-    const values = {
-      failures: state.failures,
-      window_start: state.windowStart,
-      locked_until: state.lockedUntil,
-    };
-    await this.db
+  async hit(key: string, now: number, windowStartedBy: number): Promise<ThrottleState> {
+    // One statement, so concurrent attempts are each counted (SET reads the row as it was before).
+    const windowOver = sql<boolean>`login_throttles.window_start <= ${windowStartedBy}`;
+    const row = await this.db
       .insertInto('login_throttles')
-      .values({ key, ...values })
-      .onConflict((oc) => oc.column('key').doUpdateSet(values))
+      .values({ key, failures: 1, window_start: now, locked_until: 0 })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          failures: sql<number>`case when ${windowOver} then 1 else login_throttles.failures + 1 end`,
+          window_start: sql<number>`case when ${windowOver} then excluded.window_start else login_throttles.window_start end`,
+        }),
+      )
+      .returning(['failures', 'window_start', 'locked_until'])
+      .executeTakeFirstOrThrow();
+    return {
+      failures: Number(row.failures),
+      windowStart: Number(row.window_start),
+      lockedUntil: Number(row.locked_until),
+    };
+  }
+
+  async lock(key: string, until: number): Promise<void> {
+    await this.db
+      .updateTable('login_throttles')
+      .set({ locked_until: until })
+      .where('key', '=', key)
+      .where('locked_until', '<', until)
+      .execute();
+  }
+
+  async refund(key: string): Promise<void> {
+    await this.db
+      .updateTable('login_throttles')
+      .set({ failures: sql<number>`failures - 1` })
+      .where('key', '=', key)
+      .where('failures', '>', 0)
       .execute();
   }
 
@@ -665,9 +691,18 @@ export class KyselyStore implements Store {
       provider: migrationProvider,
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) throw error instanceof Error ? error : new Error(String(error));
-    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // SQLite has no migration lock across processes (two `campus-sso` commands may start together on a new
+    // file): its migrations run in one transaction each, so the loser rolls back whole and, on a second look,
+    // finds the work done.
+    for (let attempt = 1; ; attempt++) {
+      const { error, results } = await migrator.migrateToLatest();
+      if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      const racedAnotherProcess =
+        this.kind === 'sqlite' && /already exists|database is locked|SQLITE_BUSY/i.test(String(error));
+      if (!racedAnotherProcess || attempt >= 5)
+        throw error instanceof Error ? error : new Error(String(error));
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
   }
 
   async ping(): Promise<void> {

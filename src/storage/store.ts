@@ -220,7 +220,15 @@ export interface ConsentRepository {
 
 export interface ThrottleRepository {
   get(key: string): Promise<ThrottleState | undefined>;
-  put(key: string, state: ThrottleState): Promise<void>;
+  /**
+   * Atomically counts one attempt against `key` and answers the new state; a window that started at or
+   * before `windowStartedBy` is over, so the count starts again at 1 (a lock in force is kept).
+   */
+  hit(key: string, now: number, windowStartedBy: number): Promise<ThrottleState>;
+  /** Locks `key` until `until`, unless it is locked longer already. */
+  lock(key: string, until: number): Promise<void>;
+  /** Takes one counted attempt back (it succeeded), never below zero. */
+  refund(key: string): Promise<void>;
   delete(key: string): Promise<void>;
 }
 

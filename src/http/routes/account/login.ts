@@ -22,17 +22,18 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       const uin = Number(request.body.uin);
       if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
 
-      const retryAfter = await ctx.loginThrottle.retryAfter(uin, request.ip);
-      if (retryAfter > 0) throw tooManyAttempts(retryAfter);
+      // Counted before the password is checked, so simultaneous guesses cannot outrun the limit.
+      const attempt = await ctx.loginThrottle.begin(uin, request.ip);
+      if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
 
       // A wrong uin and a wrong password answer the same, in the same time (UserService.authenticate).
       const user = await ctx.users.authenticate(uin, request.body.password);
       if (!user) {
-        await ctx.loginThrottle.recordFailure(uin, request.ip);
+        await ctx.loginThrottle.failed(attempt);
         request.log.info({ uin }, 'sign-in refused');
         throw wrongCredentials();
       }
-      await ctx.loginThrottle.recordSuccess(uin);
+      await ctx.loginThrottle.succeeded(attempt);
 
       // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
       const previous = readSessionCookie(request);

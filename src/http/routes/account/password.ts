@@ -20,12 +20,14 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
       const { user } = await requireSignedIn(ctx, request);
       const problem = passwordProblem(request.body.new_password);
       if (problem) throw badRequest(`new_password: ${problem}`);
-      const retryAfter = await ctx.loginThrottle.retryAfter(user.uin, request.ip);
-      if (retryAfter > 0) throw tooManyAttempts(retryAfter);
+      // The current password is a password guess like any other: throttled the same way.
+      const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);
+      if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
       if (!(await verifyPassword(user.passwordHash, request.body.current_password))) {
-        await ctx.loginThrottle.recordFailure(user.uin, request.ip);
+        await ctx.loginThrottle.failed(attempt);
         throw wrongCredentials();
       }
+      await ctx.loginThrottle.succeeded(attempt);
       await ctx.users.setPassword(user.uin, request.body.new_password);
       return ok({});
     },

@@ -1,0 +1,222 @@
+/**
+ * `campus-sso import-campux --sqlite FILE` (SPEC §1, §8): users keep their argon2id password hashes, apps
+ * their client_id and (plaintext UUID) secret, hashed on import; idempotent, with a report.
+ * The input is a Campux-like SQLite file as GORM names it (`account_pos`, `o_auth_app_pos`).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hash } from '@node-rs/argon2';
+import SqliteDatabase from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CampuxImportReport } from '../../src/domain/campux-import.js';
+import { loadConfig } from '../../src/config/config.js';
+import { type RunningServer, startServer } from '../../src/runtime.js';
+import { Browser } from '../helpers/http.js';
+import { ensureBuilt, runCli } from './cli-process.js';
+
+const OLD_PASSWORD = 'old-password';
+const QQ_UIN = 1010553892; // > 2^31
+const LIBRARY = { clientId: 'LibraryClient001', secret: '3f1b2c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' };
+const LEGACY = { clientId: 'LegacyNoRedirect', secret: '9a8b7c6d-5e4f-4321-8765-43210fedcba9' };
+
+let dir: string;
+let campuxFile: string;
+let databaseUrl: string;
+
+/** A Campux database file, as its GORM models created it. */
+async function writeCampuxFile(file: string): Promise<void> {
+  // Campux's argon2id parameters (SPEC §1: `$argon2id$v=19$m=65536,t=1,p=2$…`).
+  const oldHash = await hash(OLD_PASSWORD, { memoryCost: 65536, timeCost: 1, parallelism: 2 });
+  expect(oldHash).toMatch(/^\$argon2id\$v=19\$m=65536,t=1,p=2\$/);
+  const db = new SqliteDatabase(file);
+  // The columns GORM derives from Campux's AccountPO and OAuthAppPO (backend/database/po.go).
+  db.exec(`
+    create table account_pos (uin integer, pwd text, created_at datetime, user_group text, salt text);
+    create table o_auth_app_pos (
+      name text, emoji text, client_id text, client_secret text, created_at datetime, redirect_uris text
+    );
+  `);
+  const account = db.prepare(
+    'insert into account_pos (uin, pwd, created_at, user_group, salt) values (?, ?, ?, ?, ?)',
+  );
+  account.run(QQ_UIN, oldHash, '2024-04-18 08:49:37.275+08:00', 'admin', 'c2FsdA');
+  account.run(10002, oldHash, '2024-05-01 12:00:00.123456+08:00', 'member', 'c2FsdA');
+  const app = db.prepare(
+    'insert into o_auth_app_pos (name, emoji, client_id, client_secret, created_at, redirect_uris) values (?, ?, ?, ?, ?, ?)',
+  );
+  app.run(
+    'Library',
+    '📚',
+    LIBRARY.clientId,
+    LIBRARY.secret,
+    '2024-04-20 10:00:00.000+08:00',
+    JSON.stringify(['https://library.example.edu/callback', 'https://library.example.edu/callback2']),
+  );
+  app.run('Legacy Forum', '💬', LEGACY.clientId, LEGACY.secret, '2024-04-21 10:00:00.000+08:00', null);
+  db.close();
+}
+
+const importCampux = () => runCli(['import-campux', '--sqlite', campuxFile], { DATABASE_URL: databaseUrl });
+
+describe('campus-sso import-campux', () => {
+  let firstReport: CampuxImportReport;
+  let server: RunningServer;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    dir = mkdtempSync(join(tmpdir(), 'campus-sso-import-'));
+    campuxFile = join(dir, 'campux.db');
+    databaseUrl = `sqlite:${join(dir, 'campus-sso.sqlite')}`;
+    await writeCampuxFile(campuxFile);
+    const result = await importCampux();
+    expect(result.code, result.stderr).toBe(0);
+    firstReport = JSON.parse(result.stdout) as CampuxImportReport;
+
+    // The real server on the imported database.
+    const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent' });
+    server = await startServer(config, { logger: false });
+    baseUrl = server.url.replace('localhost', '127.0.0.1');
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports what it created: 2 users, 2 apps, and the app that had no redirect URIs', () => {
+    expect(firstReport).toEqual({
+      users: { created: 2, existing: 0, failed: [] },
+      apps: {
+        created: 2,
+        existing: 0,
+        failed: [],
+        without_redirect_uris: [{ client_id: LEGACY.clientId, name: 'Legacy Forum' }],
+      },
+    });
+  });
+
+  it('keeps the password: the user signs in over HTTP with the old password', async () => {
+    const browser = new Browser(baseUrl);
+    const response = await browser.login(QQ_UIN, OLD_PASSWORD);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: unknown }).data).toEqual({ uin: QQ_UIN, user_group: 'admin' });
+    expect((await new Browser(baseUrl).login(QQ_UIN, 'not-the-old-password')).status).toBe(401);
+  });
+
+  it('re-hashes an imported password with the current parameters at its first sign-in', async () => {
+    expect((await new Browser(baseUrl).login(10002, OLD_PASSWORD)).status).toBe(200);
+    const stored = await server.ctx.store.users.find(10002);
+    expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect((await new Browser(baseUrl).login(10002, OLD_PASSWORD)).status).toBe(200);
+  });
+
+  it('converts created_at from Campux local time (+08:00) to UTC with milliseconds', async () => {
+    const browser = new Browser(baseUrl);
+    expect((await browser.login(QQ_UIN, OLD_PASSWORD)).status).toBe(200);
+    const me = (await (await browser.call('GET', '/v1/account/me')).json()) as {
+      data: Record<string, unknown>;
+    };
+    expect(me.data).toEqual({ uin: QQ_UIN, user_group: 'admin', created_at: '2024-04-18T00:49:37.275Z' });
+    expect(new Date((await server.ctx.store.users.find(10002))?.createdAt ?? 0).toISOString()).toBe(
+      '2024-05-01T04:00:00.123Z',
+    );
+  });
+
+  it("keeps each app's client_id and secret: the old secret authenticates, stored only as a hash", async () => {
+    const app = await server.ctx.apps.authenticate(LIBRARY.clientId, LIBRARY.secret);
+    expect(app).toMatchObject({
+      clientId: LIBRARY.clientId,
+      name: 'Library',
+      emoji: '📚',
+      redirectUris: ['https://library.example.edu/callback', 'https://library.example.edu/callback2'],
+      disabled: false,
+    });
+    expect(app?.secretHash).not.toContain(LIBRARY.secret);
+    expect(await server.ctx.apps.authenticate(LIBRARY.clientId, LEGACY.secret)).toBeUndefined();
+    expect(await server.ctx.apps.authenticate(LEGACY.clientId, LEGACY.secret)).toMatchObject({
+      name: 'Legacy Forum',
+      emoji: '💬',
+      redirectUris: [],
+    });
+  });
+
+  it('is idempotent: a second run creates nothing and reports what exists', async () => {
+    const before = await server.ctx.store.users.list({ offset: 0, limit: 100 });
+    const again = await importCampux();
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({
+      users: { created: 0, existing: 2, failed: [] },
+      apps: {
+        created: 0,
+        existing: 2,
+        failed: [],
+        without_redirect_uris: [{ client_id: LEGACY.clientId, name: 'Legacy Forum' }],
+      },
+    });
+    expect(await server.ctx.store.users.list({ offset: 0, limit: 100 })).toEqual(before);
+    expect((await server.ctx.store.apps.list()).map((a) => a.clientId).sort()).toEqual(
+      [LEGACY.clientId, LIBRARY.clientId].sort(),
+    );
+  });
+
+  it('exits 2 with the usage when --sqlite is missing or the file does not exist', async () => {
+    const missing = await runCli(['import-campux'], { DATABASE_URL: databaseUrl });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--sqlite/);
+    const absent = await runCli(['import-campux', '--sqlite', join(dir, 'nope.db')], {
+      DATABASE_URL: databaseUrl,
+    });
+    expect(absent.code).toBe(2);
+    expect(absent.stderr).toMatch(/no such file/);
+  });
+
+  it('exits non-zero with a message for a file that is not a Campux database', async () => {
+    const other = join(dir, 'other.db');
+    const db = new SqliteDatabase(other);
+    db.exec('create table notes (id integer)');
+    db.close();
+    const result = await runCli(['import-campux', '--sqlite', other], { DATABASE_URL: databaseUrl });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Campux/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('campus-sso import-campux on a Campux version without redirect_uris', () => {
+  it('imports its apps and lists every one of them as having no redirect URIs', async () => {
+    await ensureBuilt();
+    const folder = mkdtempSync(join(tmpdir(), 'campus-sso-import-old-'));
+    try {
+      const file = join(folder, 'campux.db');
+      const db = new SqliteDatabase(file);
+      db.exec(`create table o_auth_app_pos (
+        name text, emoji text, client_id text, client_secret text, created_at datetime
+      )`);
+      db.prepare('insert into o_auth_app_pos values (?, ?, ?, ?, ?)').run(
+        'Old App',
+        '🎓',
+        'OldAppClientId01',
+        LIBRARY.secret,
+        '2024-04-18 08:49:37.275+08:00',
+      );
+      db.close();
+      const result = await runCli(['import-campux', '--sqlite', file], {
+        DATABASE_URL: `sqlite:${join(folder, 'sso.sqlite')}`,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({
+        users: { created: 0, existing: 0, failed: [] },
+        apps: {
+          created: 1,
+          existing: 0,
+          failed: [],
+          without_redirect_uris: [{ client_id: 'OldAppClientId01', name: 'Old App' }],
+        },
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});

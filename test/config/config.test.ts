@@ -1,0 +1,163 @@
+/**
+ * Configuration (SPEC §8, README "Configuration"): environment variables only, validated once at start-up
+ * into one typed object; a bad value stops the start with a one-line message naming the variable.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+/** The ConfigError message `loadConfig(env)` throws. */
+function problem(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  describe('defaults', () => {
+    it('serves on 127.0.0.1:8080 with BASE_URL http://localhost:8080 and the SQLite file in ./data', () => {
+      const config = loadConfig({});
+      expect(config).toMatchObject({
+        port: 8080,
+        host: '127.0.0.1',
+        baseUrl: 'http://localhost:8080',
+        issuer: 'http://localhost:8080',
+        secureCookies: false,
+        database: {
+          kind: 'sqlite',
+          file: './data/campus-sso.sqlite',
+          url: 'sqlite:./data/campus-sso.sqlite',
+        },
+      });
+    });
+
+    it('issues access tokens for 7200 s, refresh tokens for 30 days, sessions for 7 days, codes for 10 minutes', () => {
+      expect(loadConfig({})).toMatchObject({
+        accessTokenTtl: 7200,
+        refreshTokenTtl: 2_592_000,
+        sessionTtl: 604_800,
+        authorizationCodeTtl: 600,
+      });
+    });
+
+    it('logs at info and does not trust a proxy', () => {
+      expect(loadConfig({})).toMatchObject({ logLevel: 'info', trustProxy: false });
+    });
+
+    it('derives the default BASE_URL from PORT', () => {
+      expect(loadConfig({ PORT: '9090' }).baseUrl).toBe('http://localhost:9090');
+    });
+
+    it('treats an empty variable as unset', () => {
+      expect(
+        loadConfig({ PORT: '', HOST: '', BASE_URL: '', DATABASE_URL: '', ACCESS_TOKEN_TTL: '' }),
+      ).toMatchObject({
+        port: 8080,
+        host: '127.0.0.1',
+        baseUrl: 'http://localhost:8080',
+        accessTokenTtl: 7200,
+      });
+    });
+  });
+
+  describe('values', () => {
+    it('reads PORT, HOST, ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, SESSION_TTL, LOG_LEVEL and TRUST_PROXY', () => {
+      expect(
+        loadConfig({
+          PORT: '3000',
+          HOST: '0.0.0.0',
+          ACCESS_TOKEN_TTL: '3600',
+          REFRESH_TOKEN_TTL: '86400',
+          SESSION_TTL: '600',
+          LOG_LEVEL: 'WARN',
+          TRUST_PROXY: 'true',
+        }),
+      ).toMatchObject({
+        port: 3000,
+        host: '0.0.0.0',
+        accessTokenTtl: 3600,
+        refreshTokenTtl: 86400,
+        sessionTtl: 600,
+        logLevel: 'warn',
+        trustProxy: true,
+      });
+    });
+
+    it('takes an https BASE_URL without its trailing slash, as the issuer, and turns on Secure cookies', () => {
+      const config = loadConfig({ BASE_URL: 'https://sso.example.edu/' });
+      expect(config).toMatchObject({
+        baseUrl: 'https://sso.example.edu',
+        issuer: 'https://sso.example.edu',
+        secureCookies: true,
+      });
+    });
+
+    it('keeps a BASE_URL path', () => {
+      expect(loadConfig({ BASE_URL: 'https://www.example.edu/sso/' }).baseUrl).toBe(
+        'https://www.example.edu/sso',
+      );
+    });
+
+    it('reads a sqlite: DATABASE_URL as a file path', () => {
+      expect(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/campus-sso/db.sqlite' }).database).toEqual({
+        kind: 'sqlite',
+        file: '/var/lib/campus-sso/db.sqlite',
+        url: 'sqlite:/var/lib/campus-sso/db.sqlite',
+      });
+    });
+
+    it('reads a postgres:// or postgresql:// DATABASE_URL', () => {
+      expect(loadConfig({ DATABASE_URL: 'postgres://sso@db:5432/sso' }).database).toEqual({
+        kind: 'postgres',
+        url: 'postgres://sso@db:5432/sso',
+      });
+      expect(loadConfig({ DATABASE_URL: 'postgresql://sso@db/sso' }).database.kind).toBe('postgres');
+    });
+  });
+
+  describe('bad values stop the start with a one-line message naming the variable', () => {
+    it.each([
+      [{ PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535, got "abc"$/],
+      [{ PORT: '65536' }, /^PORT .*65535.*"65536"/],
+      [{ PORT: '-1' }, /^PORT .*"-1"/],
+      [{ PORT: '80.5' }, /^PORT .*"80.5"/],
+      [{ ACCESS_TOKEN_TTL: '0' }, /^ACCESS_TOKEN_TTL must be a whole number from 60 to 31536000, got "0"$/],
+      [{ ACCESS_TOKEN_TTL: '2h' }, /^ACCESS_TOKEN_TTL .*"2h"/],
+      [{ REFRESH_TOKEN_TTL: '1e9' }, /^REFRESH_TOKEN_TTL .*"1e9"/],
+      [{ SESSION_TTL: '59' }, /^SESSION_TTL .*"59"/],
+      [{ BASE_URL: 'sso.example.edu' }, /^BASE_URL must be an absolute http\(s\) URL/],
+      [{ BASE_URL: 'ftp://sso.example.edu' }, /^BASE_URL must start with http:\/\/ or https:\/\//],
+      [
+        { BASE_URL: 'https://sso.example.edu/?x=1' },
+        /^BASE_URL must not carry a query, fragment or credentials/,
+      ],
+      [{ BASE_URL: 'https://sso.example.edu/#/auth' }, /^BASE_URL must not carry/],
+      [{ BASE_URL: 'https://user:pw@sso.example.edu' }, /^BASE_URL must not carry/],
+      [
+        { DATABASE_URL: 'mysql://x' },
+        /^DATABASE_URL must be sqlite:<file path> or postgres:\/\/.*"mysql:\/\/x"$/,
+      ],
+      [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL "sqlite:" needs a file path/],
+      [{ DATABASE_URL: 'postgres://[bad' }, /^DATABASE_URL is not a valid postgres:\/\/ URL$/],
+      [
+        { LOG_LEVEL: 'verbose' },
+        /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"$/,
+      ],
+      [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY must be true or false, got "maybe"$/],
+      [{ HOST: 'local host' }, /^HOST must be an IP address or host name/],
+    ])('%j → %s', (env, message) => {
+      const text = problem(env);
+      expect(text).toMatch(message);
+      expect(text).not.toContain('\n');
+    });
+
+    it('never prints a database password in its message', () => {
+      const text = problem({ DATABASE_URL: 'mysql://admin:hunter2@db/sso' });
+      expect(text).toMatch(/^DATABASE_URL/);
+      expect(text).not.toContain('hunter2');
+    });
+  });
+});

@@ -1,0 +1,115 @@
+/** Redirect URI registration rules (SPEC §1, RFC 9700 §2.1, RFC 8252 §7.3) and parameter appending. */
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_REDIRECT_URIS,
+  appendParameters,
+  redirectUriProblem,
+  redirectUrisProblem,
+} from '../../src/domain/redirect-uris.js';
+
+describe('redirectUriProblem', () => {
+  it.each([
+    'https://library.example.edu/callback',
+    'https://library.example.edu/callback?tenant=a',
+    'https://library.example.edu:8443/cb',
+    'http://localhost/cb',
+    'http://localhost:3000/cb',
+    'http://127.0.0.1:8000/cb',
+    'http://127.1.2.3/cb',
+    'http://[::1]:8080/cb',
+  ])('accepts %s', (uri) => {
+    expect(redirectUriProblem(uri)).toBeUndefined();
+  });
+
+  it.each([
+    ['http://library.example.edu/cb', /must use https/],
+    ['http://localhost.evil.example/cb', /must use https/],
+    ['http://127.0.0.1.nip.io/cb', /must use https/],
+    ['http://10.0.0.1/cb', /must use https/],
+  ])('refuses plain http to a host that is not loopback: %s', (uri, problem) => {
+    expect(redirectUriProblem(uri)).toMatch(problem);
+  });
+
+  it.each(['https://library.example.edu/cb#done', 'https://library.example.edu/cb#', 'http://localhost/#/x'])(
+    'refuses a fragment: %s',
+    (uri) => {
+      expect(redirectUriProblem(uri)).toMatch(/fragment/);
+    },
+  );
+
+  it.each(['/callback', 'callback', '//library.example.edu/cb', ''])(
+    'refuses a relative URI: "%s"',
+    (uri) => {
+      expect(redirectUriProblem(uri)).toMatch(/absolute/);
+    },
+  );
+
+  it.each(['javascript:alert(1)', 'data:text/html,hi', 'ftp://files.example.edu/cb', 'file:///etc/passwd'])(
+    'refuses another scheme: %s',
+    (uri) => {
+      expect(redirectUriProblem(uri)).toBeDefined();
+    },
+  );
+
+  it('refuses a URI longer than 2000 characters', () => {
+    expect(redirectUriProblem(`https://a.example/${'x'.repeat(2000)}`)).toMatch(/2000/);
+  });
+});
+
+describe('redirectUrisProblem', () => {
+  const uris = (n: number): string[] => Array.from({ length: n }, (_, i) => `https://app.example.edu/cb${i}`);
+
+  it('accepts 1 to 10 valid URIs', () => {
+    expect(redirectUrisProblem(uris(1))).toBeUndefined();
+    expect(redirectUrisProblem(uris(MAX_REDIRECT_URIS))).toBeUndefined();
+  });
+
+  it('refuses none', () => {
+    expect(redirectUrisProblem([])).toMatch(/at least one/);
+  });
+
+  it('refuses 11', () => {
+    expect(redirectUrisProblem(uris(11))).toMatch(/at most 10/);
+  });
+
+  it('refuses a repeated URI', () => {
+    expect(redirectUrisProblem(['https://a.example/cb', 'https://a.example/cb'])).toMatch(/repeat/);
+  });
+
+  it('names the URI that is wrong', () => {
+    expect(redirectUrisProblem(['https://a.example/cb', 'http://b.example/cb'])).toMatch(
+      /"http:\/\/b\.example\/cb"/,
+    );
+  });
+});
+
+describe('appendParameters', () => {
+  it('keeps the query the registered URI already has (RFC 6749 §3.1.2)', () => {
+    const url = new URL(
+      appendParameters('https://a.example/cb?tenant=x&lang=zh', { code: 'abc', state: 's' }),
+    );
+    expect([...url.searchParams]).toEqual([
+      ['tenant', 'x'],
+      ['lang', 'zh'],
+      ['code', 'abc'],
+      ['state', 's'],
+    ]);
+    expect(url.origin + url.pathname).toBe('https://a.example/cb');
+  });
+
+  it('URL-encodes the values so that they come back unchanged', () => {
+    const state = 'a b&c=d/é?#%';
+    const href = appendParameters('https://a.example/cb', { state, error: 'access_denied' });
+    expect(href).not.toContain(' ');
+    expect(href).not.toContain('#');
+    expect(href).not.toContain('&c=d');
+    expect(new URL(href).searchParams.get('state')).toBe(state);
+    expect(new URL(href).searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('leaves out parameters that are undefined', () => {
+    expect(appendParameters('https://a.example/cb', { code: 'abc', state: undefined })).toBe(
+      'https://a.example/cb?code=abc',
+    );
+  });
+});
