@@ -1,5 +1,9 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.js';
+import { authenticateClient } from '../../../oauth/client-authentication.js';
 import { InvalidRequest } from '../../../oauth/errors.js';
+import type { AppRecord } from '../../../storage/store.js';
 
 /**
  * RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1: these endpoints take `application/x-www-form-urlencoded`.
@@ -10,4 +14,37 @@ export async function requireFormBody(request: FastifyRequest): Promise<void> {
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
     throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
   }
+}
+
+/**
+ * The form fields of client authentication (RFC 6749 §2.3.1), part of every client-authenticated body. Known
+ * parameters are strings sent once (a repeated one arrives as an array and fails, §3.1); unrecognized
+ * parameters MUST be ignored (§3.2), so bodies built on these allow additional properties.
+ */
+export const CLIENT_CREDENTIAL_FIELDS = {
+  client_id: Type.Optional(Type.String()),
+  client_secret: Type.Optional(Type.String()),
+};
+
+/** RFC 7009 §2.1 and RFC 7662 §2.1: the body naming one token, for revocation and introspection. */
+export const TokenReferenceBody = Type.Object(
+  {
+    token: Type.Optional(Type.String()),
+    token_type_hint: Type.Optional(Type.String()),
+    ...CLIENT_CREDENTIAL_FIELDS,
+  },
+  { additionalProperties: true },
+);
+
+/** Authenticates the client by HTTP Basic or by the form fields (never both). */
+export function authenticateFormClient(
+  ctx: AppContext,
+  request: FastifyRequest,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+): Promise<AppRecord> {
+  return authenticateClient(ctx, {
+    authorization: request.headers.authorization,
+    clientId: body.client_id,
+    clientSecret: body.client_secret,
+  });
 }

@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { authenticateClient } from '../../../oauth/client-authentication.js';
 import { InvalidRequest, UnsupportedGrantType } from '../../../oauth/errors.js';
 import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
 import { exchangeRefreshToken } from '../../../oauth/grants/refresh-token.js';
 import { present } from '../../../oauth/parameters.js';
 import { type IssuedTokens, NO_STORE_HEADERS, tokenResponse } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { requireFormBody } from './form-body.js';
+import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, requireFormBody } from './form-body.js';
 
 /**
  * RFC 6749 §3.2: known parameters are strings sent once (a repeated one arrives as an array and fails here,
@@ -20,8 +19,7 @@ const TokenBody = Type.Object(
     code_verifier: Type.Optional(Type.String()),
     refresh_token: Type.Optional(Type.String()),
     scope: Type.Optional(Type.String()),
-    client_id: Type.Optional(Type.String()),
-    client_secret: Type.Optional(Type.String()),
+    ...CLIENT_CREDENTIAL_FIELDS,
   },
   { additionalProperties: true },
 );
@@ -34,11 +32,7 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request, reply) => {
       const body = request.body;
       // RFC 6749 §3.2.1: confidential clients authenticate at the token endpoint.
-      const client = await authenticateClient(ctx, {
-        authorization: request.headers.authorization,
-        clientId: body.client_id,
-        clientSecret: body.client_secret,
-      });
+      const client = await authenticateFormClient(ctx, request, body);
 
       const grantType = present(body.grant_type);
       let issued: IssuedTokens;
