@@ -321,8 +321,10 @@ class Sessions implements SessionRepository {
     await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }
 
-  async deleteForUser(uin: number): Promise<void> {
-    await this.db.deleteFrom('sessions').where('uin', '=', uin).execute();
+  async deleteForUser(uin: number, keepIdHash?: string): Promise<void> {
+    let query = this.db.deleteFrom('sessions').where('uin', '=', uin);
+    if (keepIdHash !== undefined) query = query.where('id_hash', '!=', keepIdHash);
+    await query.execute();
   }
 }
 

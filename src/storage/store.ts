@@ -166,7 +166,8 @@ export interface SessionRepository {
   /** The session if it exists and has not expired at `now`. */
   findActive(idHash: string, now: number): Promise<SessionRecord | undefined>;
   delete(idHash: string): Promise<void>;
-  deleteForUser(uin: number): Promise<void>;
+  /** Ends every session of the user, but `keepIdHash` when given. */
+  deleteForUser(uin: number, keepIdHash?: string): Promise<void>;
 }
 
 export interface CodeRepository {

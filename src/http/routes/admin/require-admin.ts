@@ -1,11 +1,10 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
-import type { UserRecord } from '../../../storage/store.js';
 import { forbidden } from '../../api-error.js';
-import { requireSignedIn } from '../../session-cookie.js';
+import { type SignedIn, requireSignedIn } from '../../session-cookie.js';
 
 /** The admin behind each admin request, set by the guard below before any handler runs. */
-const signedInAdmins = new WeakMap<FastifyRequest, UserRecord>();
+const signedInAdmins = new WeakMap<FastifyRequest, SignedIn>();
 
 /**
  * The admin API's gate (SPEC §7): not signed in → 401 code -1; signed in but not an admin → 403 code 4.
@@ -14,15 +13,20 @@ const signedInAdmins = new WeakMap<FastifyRequest, UserRecord>();
  */
 export function requireAdmin(ctx: AppContext): onRequestAsyncHookHandler {
   return async (request) => {
-    const { user } = await requireSignedIn(ctx, request);
-    if (user.userGroup !== 'admin') throw forbidden('only admins may use the admin API');
-    signedInAdmins.set(request, user);
+    const signedIn = await requireSignedIn(ctx, request);
+    if (signedIn.user.userGroup !== 'admin') throw forbidden('only admins may use the admin API');
+    signedInAdmins.set(request, signedIn);
   };
 }
 
+/** The signed-in admin making this request, with their session (only valid inside the admin plugin). */
+export function currentAdminSession(request: FastifyRequest): SignedIn {
+  const signedIn = signedInAdmins.get(request);
+  if (!signedIn) throw new Error('currentAdmin() called outside the admin plugin');
+  return signedIn;
+}
+
 /** The signed-in admin making this request (only valid inside the admin plugin). */
-export function currentAdmin(request: FastifyRequest): UserRecord {
-  const admin = signedInAdmins.get(request);
-  if (!admin) throw new Error('currentAdmin() called outside the admin plugin');
-  return admin;
+export function currentAdmin(request: FastifyRequest): SignedIn['user'] {
+  return currentAdminSession(request).user;
 }

@@ -6,7 +6,7 @@ import { USER_GROUPS, type UserGroup, type UserRecord } from '../../../storage/s
 import { badRequest, conflict, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { currentAdmin } from './require-admin.js';
+import { currentAdmin, currentAdminSession } from './require-admin.js';
 import { StringEnum, UinParams, UserGroupSchema } from './schemas.js';
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -121,8 +121,9 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
       }
       if (password !== undefined) {
         await ctx.users.setPassword(uin, password);
-        // A reset usually follows a compromise: whoever held the old password is signed out everywhere.
-        await ctx.store.sessions.deleteForUser(uin);
+        // A reset usually follows a compromise: whoever held the old password is signed out everywhere —
+        // except the admin making this call, when they reset their own.
+        await ctx.store.sessions.deleteForUser(uin, currentAdminSession(request).session.idHash);
       }
       return ok({ user: adminUserView(await findUser(uin)) });
     },
