@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import pluginVue from 'eslint-plugin-vue';
 import tseslint from 'typescript-eslint';
 
@@ -33,6 +34,8 @@ export default tseslint.config(
       'vue/html-self-closing': 'off',
     },
   },
+  // Prettier owns formatting: turn off every stylistic rule that would argue with it (Vue's included).
+  prettier,
   {
     // Only the config module, tests, benchmarks and scripts may look at the environment.
     files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', '*.config.*'],

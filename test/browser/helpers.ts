@@ -1,0 +1,247 @@
+/**
+ * Browser-test helpers: the real server (`dist/src/cli.js serve`) as a child process on a free port over a
+ * fresh SQLite file, the CLI to seed users and apps, Debian's Chromium through playwright-core, axe checks,
+ * CSP-violation capture and screenshots at phone and desktop sizes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AxeBuilder } from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = join(ROOT, 'dist/src/cli.js');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(ROOT, 'test-artifacts/screenshots');
+
+/** A redirect URI on a port where nothing listens: tests intercept the navigation there. */
+export const CALLBACK = 'http://127.0.0.1:59999/cb';
+
+export const ADMIN = { uin: 10001, password: 'admin-password-1' } as const;
+export const MEMBER = { uin: 20002, password: 'member-password-2' } as const;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface Sso {
+  readonly baseUrl: string;
+  /** Runs `campus-sso <args>` against this server's database; answers stdout. */
+  cli(args: readonly string[], input?: string): Promise<string>;
+  addUser(uin: number, group: 'admin' | 'member' | 'user', password: string): Promise<void>;
+  addApp(
+    name: string,
+    emoji: string,
+    redirectUris?: readonly string[],
+  ): Promise<{ client_id: string; client_secret: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startSso(): Promise<Sso> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build:server\` first`);
+  if (!existsSync(join(ROOT, 'dist/web/index.html')))
+    throw new Error('dist/web is missing: run `npm run build:web` first');
+  const dir = mkdtempSync(join(tmpdir(), 'campus-sso-browser-'));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: baseUrl,
+    DATABASE_URL: `sqlite:${join(dir, 'sso.sqlite')}`,
+    LOG_LEVEL: 'warn',
+  };
+
+  const cli = (args: readonly string[], input?: string): Promise<string> =>
+    new Promise((resolveRun, reject) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env,
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) =>
+        code === 0
+          ? resolveRun(stdout)
+          : reject(new Error(`campus-sso ${args.join(' ')} exited ${code}: ${stderr}`)),
+      );
+      child.stdin.end(input ?? '');
+    });
+
+  // Migrate first so the CLI and the server never race to create the schema.
+  await cli(['migrate']);
+  const server: ChildProcess = spawn(process.execPath, [CLI, 'serve'], {
+    env,
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  server.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  server.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`server exited ${server.exitCode}:\n${log}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    baseUrl,
+    cli,
+    async addUser(uin, group, password) {
+      await cli(['user', 'add', '--uin', String(uin), '--group', group, '--password-stdin'], password);
+    },
+    async addApp(name, emoji, redirectUris = [CALLBACK]) {
+      const args = ['app', 'add', '--name', name, '--emoji', emoji];
+      for (const uri of redirectUris) args.push('--redirect-uri', uri);
+      return JSON.parse(await cli(args)) as { client_id: string; client_secret: string };
+    },
+    async stop() {
+      if (server.exitCode === null) {
+        const exited = new Promise((r) => server.once('exit', r));
+        server.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (server.exitCode === null) server.kill('SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: apt-get install -y chromium fonts-noto-cjk fonts-noto-color-emoji`,
+    );
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface TestPage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Console errors and CSP violations seen so far (CSP: the server forbids inline script and eval). */
+  readonly problems: string[];
+  /** Requests that left the server's origin (other than the intercepted callback). */
+  readonly foreignRequests: string[];
+}
+
+export async function openPage(
+  browser: Browser,
+  sso: Sso,
+  options: { locale?: string; width?: number; height?: number } = {},
+): Promise<TestPage> {
+  const context = await browser.newContext({
+    baseURL: sso.baseUrl,
+    locale: options.locale ?? 'en-US',
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const foreignRequests: string[] = [];
+  page.on('console', (message) => {
+    const text = message.text();
+    // A 401 from /v1/account/me is how the page learns nobody is signed in; the browser logs it.
+    if (message.type() === 'error' && !/status of 40[01]/.test(text)) problems.push(text);
+    if (/Content Security Policy/i.test(text)) problems.push(text);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('request', (request) => {
+    const url = request.url();
+    if (
+      !url.startsWith(sso.baseUrl) &&
+      !url.startsWith(CALLBACK) &&
+      !url.startsWith('data:') &&
+      !url.startsWith('blob:')
+    ) {
+      foreignRequests.push(url);
+    }
+  });
+  // The app's callback: nothing listens there; answer the navigation so its URL can be read.
+  await page.route(`${CALLBACK}**`, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/plain', body: 'callback' }),
+  );
+  return { context, page, problems, foreignRequests };
+}
+
+/** Fills the sign-in form by its visible labels and submits it. */
+export async function signIn(
+  page: Page,
+  user: { uin: number; password: string },
+  labels = { uin: 'UIN', password: 'Password', submit: 'Log in' },
+): Promise<void> {
+  await page.getByLabel(labels.uin, { exact: true }).fill(String(user.uin));
+  await page.getByLabel(labels.password, { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: labels.submit, exact: true }).click();
+}
+
+/** Signs in through the JSON API with the page's cookie jar (faster than the form when the form is not the point). */
+export async function signInByApi(page: Page, user: { uin: number; password: string }): Promise<void> {
+  const response = await page.request.post('/v1/account/login', {
+    data: { uin: user.uin, password: user.password },
+    headers: { 'content-type': 'application/json' },
+  });
+  if (!response.ok()) throw new Error(`login ${user.uin}: ${response.status()} ${await response.text()}`);
+}
+
+export function authUrl(params: Record<string, string>): string {
+  return `/#/auth?${new URLSearchParams(params).toString()}`;
+}
+
+/** Serious and critical axe violations of the page as it is now (shadow DOM of the emoji picker included). */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes
+          .slice(0, 3)
+          .map((node) => node.target.join(' '))
+          .join(' | ')}`,
+    );
+}
+
+/** Saves the page at phone (375×812) and desktop (1280×800) size, then restores desktop size. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-375.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
+}
