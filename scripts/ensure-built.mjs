@@ -4,13 +4,14 @@ import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-function newest(dir) {
-  if (!existsSync(dir)) return 0;
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules') continue;
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+/** The newest modification time of a file, or of any file below a folder (0 when it does not exist). */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = stat.mtimeMs;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.name !== 'node_modules') latest = Math.max(latest, newest(join(path, entry.name)));
   }
   return latest;
 }
@@ -18,9 +19,7 @@ function newest(dir) {
 function stale(output, sources) {
   if (!existsSync(output)) return true;
   const built = statSync(output).mtimeMs;
-  return sources.some(
-    (source) => newest(source) > built || (existsSync(source) && statSync(source).mtimeMs > built),
-  );
+  return sources.some((source) => newest(source) > built);
 }
 
 if (stale('dist/src/cli.js', ['src', 'package.json', 'tsconfig.json'])) {

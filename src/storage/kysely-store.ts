@@ -693,18 +693,25 @@ export class KyselyStore implements Store {
       provider: migrationProvider,
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
     });
-    // SQLite has no migration lock across processes (two `campus-sso` commands may start together on a new
-    // file): its migrations run in one transaction each, so the loser rolls back whole and, on a second look,
-    // finds the work done.
     for (let attempt = 1; ; attempt++) {
       const { error, results } = await migrator.migrateToLatest();
       if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-      const racedAnotherProcess =
-        this.kind === 'sqlite' && /already exists|database is locked|SQLITE_BUSY/i.test(String(error));
-      if (!racedAnotherProcess || attempt >= 5)
+      if (!this.isPassingMigrationConflict(error) || attempt >= 5) {
         throw error instanceof Error ? error : new Error(String(error));
+      }
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
+  }
+
+  /**
+   * Conflicts that a second attempt resolves. SQLite has no migration lock across processes (two `campus-sso`
+   * commands may start together on a new file), but each migration is one transaction, so the loser rolls
+   * back whole and, on a second look, finds the work done. On PostgreSQL the Migrator lists the tables of
+   * every schema, which fails (3F000) if another schema is dropped meanwhile.
+   */
+  private isPassingMigrationConflict(error: unknown): boolean {
+    if (this.kind === 'sqlite') return /already exists|database is locked|SQLITE_BUSY/i.test(String(error));
+    return (error as { code?: string }).code === '3F000';
   }
 
   async ping(): Promise<void> {

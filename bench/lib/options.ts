@@ -1,0 +1,78 @@
+/**
+ * Bench settings, read once from the environment (the bench is a dev tool, not the server, so it may read
+ * `process.env` itself). Every duration is in seconds.
+ *
+ *   BENCH_DURATION     measured seconds per row                      (default 8, quick 2)
+ *   BENCH_WARMUP       warm-up seconds before each row (discarded)   (default 2, quick 1)
+ *   BENCH_CONNECTIONS  concurrent connections                        (default 64)
+ *   BENCH_LOGIN_CONNECTIONS  connections for the password-login row  (default 8)
+ *   BENCH_SCALE_TOKENS live access tokens in the "large" scale rows  (default 1000000, quick 100000)
+ *   BENCH_POSTGRES_URL server URL without a database name            (default postgres://postgres@127.0.0.1:5432)
+ *   BENCH_ONLY         comma-separated groups to run: userinfo,token,login,scale-sqlite,postgres (default all)
+ *   BENCH_CPU_PROF     1 = start campus-sso with --cpu-prof; profiles go to dist/bench-profiles/
+ *   BENCH_QUIET_WAIT   seconds to wait, before each row, for other work on the machine to calm down
+ *                      (CPUs ≤ 15% busy)                             (default 60, quick 0)
+ *   BENCH_PG_ASYNC_COMMIT 1 = diagnosis only: the bench database gets synchronous_commit=off (flagged in the notes)
+ *   BENCH_QUICK        1 = short smoke run with the quick defaults above
+ */
+
+export const GROUPS = ['userinfo', 'token', 'login', 'scale-sqlite', 'postgres'] as const;
+export type Group = (typeof GROUPS)[number];
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly connections: number;
+  readonly loginConnections: number;
+  /** Live tokens in the baseline rows (the issue's "1,000"). */
+  readonly baseTokens: number;
+  /** Live tokens in the scale rows (the issue's "1,000,000"). */
+  readonly scaleTokens: number;
+  readonly postgresUrl: string;
+  readonly groups: ReadonlySet<Group>;
+  readonly cpuProfile: boolean;
+  readonly quietWaitSeconds: number;
+  readonly postgresAsyncCommit: boolean;
+}
+
+function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function readGroups(): ReadonlySet<Group> {
+  const raw = process.env.BENCH_ONLY;
+  if (raw === undefined || raw.trim() === '') return new Set(GROUPS);
+  const groups = new Set<Group>();
+  for (const part of raw.split(',').map((s) => s.trim())) {
+    if (!(GROUPS as readonly string[]).includes(part)) {
+      throw new Error(`BENCH_ONLY: unknown group "${part}" (known: ${GROUPS.join(', ')})`);
+    }
+    groups.add(part as Group);
+  }
+  return groups;
+}
+
+export function readOptions(): BenchOptions {
+  const quick = process.env.BENCH_QUICK === '1';
+  return {
+    quick,
+    durationSeconds: positiveNumber('BENCH_DURATION', quick ? 2 : 8),
+    warmupSeconds: positiveNumber('BENCH_WARMUP', quick ? 1 : 2),
+    connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 64)),
+    loginConnections: Math.round(positiveNumber('BENCH_LOGIN_CONNECTIONS', 8)),
+    baseTokens: 1000,
+    scaleTokens: Math.round(positiveNumber('BENCH_SCALE_TOKENS', quick ? 100_000 : 1_000_000)),
+    postgresUrl: (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
+    groups: readGroups(),
+    cpuProfile: process.env.BENCH_CPU_PROF === '1',
+    postgresAsyncCommit: process.env.BENCH_PG_ASYNC_COMMIT === '1',
+    quietWaitSeconds:
+      process.env.BENCH_QUIET_WAIT === '0' ? 0 : positiveNumber('BENCH_QUIET_WAIT', quick ? 0 : 60),
+  };
+}

@@ -1,0 +1,279 @@
+/**
+ * The verdicts and the Markdown table. Every ratio is against a row measured in the same run; a row that
+ * does not count (any non-2xx, any error) gets no verdict, and nothing is compared against it.
+ */
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg, totalmem } from 'node:os';
+import type { RowResult } from './measure.js';
+
+export type Verdict = 'PASS' | 'MISS' | '—';
+
+export interface TargetCheck {
+  readonly verdict: Verdict;
+  /** The measured quantity, e.g. `72%`. */
+  readonly detail: string;
+}
+
+export interface Target {
+  readonly id: string;
+  readonly title: string;
+  readonly check: (row: RowResult, rows: readonly RowResult[]) => TargetCheck | undefined;
+}
+
+export interface Machine {
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryGiB: number;
+  readonly node: string;
+  readonly date: string;
+  /** 1-minute load average when the run began and when it ended: other work on the machine skews results. */
+  readonly loadAverage: { readonly before: number; readonly after: number };
+}
+
+const MB = 2 ** 20;
+
+function find(rows: readonly RowResult[], predicate: (row: RowResult) => boolean): RowResult | undefined {
+  return rows.find(predicate);
+}
+
+function pct(ratio: number): string {
+  return `${(ratio * 100).toFixed(0)}%`;
+}
+
+/** A comparison needs both rows to count. */
+function compare(
+  row: RowResult,
+  reference: RowResult | undefined,
+  pass: (ratio: number) => boolean,
+  show: (ratio: number) => string,
+): TargetCheck | undefined {
+  if (reference === undefined) return undefined;
+  if (!row.counts) return { verdict: '—', detail: 'row not counted' };
+  if (!reference.counts) return { verdict: '—', detail: `${reference.id} not counted` };
+  const ratio = row.load.rps / reference.load.rps;
+  return { verdict: pass(ratio) ? 'PASS' : 'MISS', detail: show(ratio) };
+}
+
+const isCampus = (row: RowResult): boolean => row.server === 'campus-sso';
+const isExchange = (row: RowResult): boolean => row.workload === 'token' || row.workload === 'legacy-token';
+
+export const TARGETS: readonly Target[] = [
+  {
+    id: 'userinfo-vs-bare',
+    title: 'userinfo ≥ 60% of bare Fastify',
+    check: (row, rows) =>
+      isCampus(row) && row.workload === 'userinfo' && row.database === 'sqlite'
+        ? compare(
+            row,
+            find(rows, (r) => r.server === 'bare-fastify'),
+            (r) => r >= 0.6,
+            pct,
+          )
+        : undefined,
+  },
+  {
+    id: 'p99',
+    title: 'p99 < 5 ms at 64 conns',
+    check: (row) => {
+      if (!isCampus(row) || row.workload === 'login') return undefined;
+      if (!row.counts) return { verdict: '—', detail: 'row not counted' };
+      const ok = row.load.p99Ms < 5 && row.connections >= 64;
+      return { verdict: ok ? 'PASS' : 'MISS', detail: `${row.load.p99Ms.toFixed(1)} ms` };
+    },
+  },
+  {
+    id: 'exchange-vs-peer',
+    title: 'token exchange ≥ 2× oidc-provider',
+    check: (row, rows) =>
+      isCampus(row) && isExchange(row) && row.database === 'sqlite'
+        ? compare(
+            row,
+            find(rows, (r) => r.server === 'oidc-provider' && r.workload === 'token'),
+            (r) => r >= 2,
+            (r) => `${r.toFixed(2)}×`,
+          )
+        : undefined,
+  },
+  {
+    id: 'rss',
+    title: 'peak RSS < 150 MB',
+    check: (row) => {
+      if (!isCampus(row)) return undefined;
+      if (!row.counts) return { verdict: '—', detail: 'row not counted' };
+      const mb = row.peakRssBytes / MB;
+      return { verdict: mb < 150 ? 'PASS' : 'MISS', detail: `${mb.toFixed(0)} MB` };
+    },
+  },
+  {
+    id: 'scale-flat',
+    title: '1M tokens within 10% of 1k',
+    check: (row, rows) =>
+      isCampus(row) && row.size === 'scale'
+        ? compare(
+            row,
+            find(
+              rows,
+              (r) =>
+                isCampus(r) &&
+                r.size === 'base' &&
+                r.workload === row.workload &&
+                r.database === row.database,
+            ),
+            (r) => r >= 0.9,
+            pct,
+          )
+        : undefined,
+  },
+  {
+    id: 'postgres-vs-sqlite',
+    title: 'PostgreSQL ≥ 50% of SQLite',
+    check: (row, rows) =>
+      isCampus(row) && row.database === 'postgres'
+        ? compare(
+            row,
+            find(
+              rows,
+              (r) =>
+                isCampus(r) && r.database === 'sqlite' && r.workload === row.workload && r.size === row.size,
+            ),
+            (r) => r >= 0.5,
+            pct,
+          )
+        : undefined,
+  },
+];
+
+export function machine(loadBefore: number): Machine {
+  let cpuModel = 'unknown';
+  try {
+    cpuModel =
+      /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpuModel;
+  } catch {
+    // not Linux
+  }
+  return {
+    cpus: availableParallelism(),
+    cpuModel,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    date: new Date().toISOString(),
+    loadAverage: { before: loadBefore, after: Math.round((loadavg()[0] ?? 0) * 100) / 100 },
+  };
+}
+
+function reference(row: RowResult, rows: readonly RowResult[], server: string, workload: string): string {
+  if (row.server === server) return '';
+  const peer = rows.find((r) => r.server === server && r.workload === workload);
+  if (peer === undefined || !row.counts || !peer.counts) return '';
+  return `${(row.load.rps / peer.load.rps).toFixed(2)}×`;
+}
+
+function describe(row: RowResult, scaleTokens: number): string {
+  const db = row.database === 'sqlite' ? 'SQLite' : row.database === 'postgres' ? 'PostgreSQL' : row.database;
+  const tokens =
+    row.size === undefined
+      ? ''
+      : `, ${row.size === 'scale' ? `${scaleTokens.toLocaleString('en-US')}+` : '1,000+'} tokens`;
+  return `${row.server} \`${row.endpoint}\` (${db}${tokens})`;
+}
+
+export interface Report {
+  readonly machine: Machine;
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly rows: readonly RowResult[];
+  readonly verdicts: Readonly<Record<string, Readonly<Record<string, TargetCheck>>>>;
+  readonly notes: readonly string[];
+}
+
+export function buildReport(
+  rows: readonly RowResult[],
+  options: Readonly<Record<string, unknown>>,
+  notes: readonly string[],
+  loadBefore: number,
+): Report {
+  const verdicts: Record<string, Record<string, TargetCheck>> = {};
+  for (const row of rows) {
+    const checks: Record<string, TargetCheck> = {};
+    for (const target of TARGETS) {
+      const check = target.check(row, rows);
+      if (check !== undefined) checks[target.id] = check;
+    }
+    verdicts[row.id] = checks;
+  }
+  return { machine: machine(loadBefore), options, rows, verdicts, notes };
+}
+
+export function markdown(report: Report, scaleTokens: number): string {
+  const { machine: m, rows } = report;
+  const head = [
+    '#',
+    'row',
+    'conns',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx',
+    'errors',
+    'peak RSS MB',
+    '× oidc-provider',
+    '× bare Fastify',
+    ...TARGETS.map((t) => t.title),
+    'counts?',
+  ];
+  const lines = [
+    '# campus-sso benchmark',
+    '',
+    `Machine: ${m.cpus} CPUs (\`nproc\`), ${m.cpuModel}, ${m.memoryGiB} GiB RAM; Node ${m.node}; ${m.date}; ` +
+      `load average ${m.loadAverage.before} before the run, ${m.loadAverage.after} after.`,
+    'Load generator (autocannon) in the bench process, each server in its own process, all on the same machine over loopback.',
+    '',
+    `| ${head.join(' | ')} |`,
+    `| ${head.map((h, i) => (i >= 2 && i <= 10 ? '---:' : '---')).join(' | ')} |`,
+  ];
+  rows.forEach((row, index) => {
+    const l = row.load;
+    const checks = report.verdicts[row.id] ?? {};
+    const workload = row.workload === 'legacy-token' ? 'token' : row.workload;
+    const rps =
+      row.workload === 'login'
+        ? `${l.rps.toFixed(0)} (${(l.rps / m.cpus).toFixed(0)}/core)`
+        : l.rps.toFixed(0);
+    const cells = [
+      String(index + 1),
+      describe(row, scaleTokens),
+      String(row.connections),
+      rps,
+      l.p50Ms.toFixed(2),
+      l.p99Ms.toFixed(2),
+      String(l.non2xx),
+      String(l.errors),
+      (row.peakRssBytes / MB).toFixed(0),
+      workload === 'login' ? '' : reference(row, rows, 'oidc-provider', workload),
+      workload === 'userinfo' ? reference(row, rows, 'bare-fastify', 'userinfo') : '',
+      ...TARGETS.map((t) => {
+        const check = checks[t.id];
+        return check === undefined ? '' : check.verdict === '—' ? '—' : `${check.verdict} (${check.detail})`;
+      }),
+      row.counts ? 'yes' : `**NOT COUNTED**: ${row.whyNotCounted ?? ''}`,
+    ];
+    lines.push(`| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`);
+  });
+  const passes = Object.values(report.verdicts).flatMap((v) => Object.values(v));
+  lines.push(
+    '',
+    `Targets: ${passes.filter((c) => c.verdict === 'PASS').length} PASS, ${
+      passes.filter((c) => c.verdict === 'MISS').length
+    } MISS, ${passes.filter((c) => c.verdict === '—').length} not judged (row not counted).`,
+  );
+  const noisy = rows.filter((r) => r.busyBefore > 0.15);
+  if (noisy.length > 0) {
+    lines.push(
+      '',
+      `Measured while other work kept the CPUs busy (share just before the row): ${noisy
+        .map((r) => `#${rows.indexOf(r) + 1} ${(r.busyBefore * 100).toFixed(0)}%`)
+        .join(', ')}. Those rows read low.`,
+    );
+  }
+  if (report.notes.length > 0) lines.push('', ...report.notes.map((n) => `- ${n}`));
+  return lines.join('\n') + '\n';
+}
