@@ -14,7 +14,7 @@ export interface UserView {
   readonly created_at: string;
 }
 
-export function userView(user: UserRecord): UserView {
+export function userView(user: Pick<UserRecord, 'uin' | 'userGroup' | 'createdAt'>): UserView {
   return { uin: user.uin, user_group: user.userGroup, created_at: new Date(user.createdAt).toISOString() };
 }
 

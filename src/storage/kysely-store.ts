@@ -61,6 +61,41 @@ export function toApp(row: Selectable<Database['apps']>): AppRecord {
   };
 }
 
+/** The columns of the active-token-owner query, the same on every dialect. */
+export interface ActiveTokenOwnerRow {
+  client_id: string;
+  scope: string | null;
+  created_at: number;
+  expires_at: number;
+  uin: number;
+  user_group: string;
+  user_created_at: number;
+}
+
+export const ACTIVE_TOKEN_OWNER_SQL = (param: (n: number) => string): string => `
+  select t.client_id, t.scope, t.created_at, t.expires_at, u.uin, u.user_group, u.created_at as user_created_at
+    from access_tokens t
+    join users u on u.uin = t.uin
+    join apps a on a.client_id = t.client_id
+   where t.token_hash = ${param(1)} and t.revoked = 0 and t.expires_at > ${param(2)}
+     and u.disabled = 0 and a.disabled = 0`;
+
+export function toActiveTokenOwner(row: ActiveTokenOwnerRow): ActiveTokenOwner {
+  return {
+    token: {
+      clientId: row.client_id,
+      scope: row.scope,
+      createdAt: Number(row.created_at),
+      expiresAt: Number(row.expires_at),
+    },
+    user: {
+      uin: Number(row.uin),
+      userGroup: row.user_group as UserGroup,
+      createdAt: Number(row.user_created_at),
+    },
+  };
+}
+
 export function toCode(row: Selectable<Database['authorization_codes']>): AuthorizationCodeRecord {
   return {
     codeHash: row.code_hash,
@@ -402,25 +437,22 @@ export class Tokens implements TokenRepository {
       .selectFrom('access_tokens as t')
       .innerJoin('users as u', 'u.uin', 't.uin')
       .innerJoin('apps as a', 'a.client_id', 't.client_id')
-      .selectAll('t')
-      .select(['u.password_hash', 'u.user_group', 'u.created_at as user_created_at'])
+      .select([
+        't.client_id',
+        't.scope',
+        't.created_at',
+        't.expires_at',
+        'u.uin',
+        'u.user_group',
+        'u.created_at as user_created_at',
+      ])
       .where('t.token_hash', '=', tokenHash)
       .where('t.revoked', '=', 0)
       .where('t.expires_at', '>', now)
       .where('u.disabled', '=', 0)
       .where('a.disabled', '=', 0)
       .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      token: toAccessToken(row),
-      user: {
-        uin: Number(row.uin),
-        passwordHash: row.password_hash,
-        userGroup: row.user_group as UserGroup,
-        createdAt: Number(row.user_created_at),
-        disabled: false,
-      },
-    };
+    return row && toActiveTokenOwner(row);
   }
 
   async findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined> {
@@ -670,6 +702,8 @@ export class KyselyStore implements Store {
     readonly kind: 'sqlite' | 'postgres',
     protected readonly db: Kysely<Database>,
     hotPaths: Partial<Pick<Store, 'users' | 'apps' | 'codes' | 'tokens'>> = {},
+    /** Runs before the connection closes (the SQLite checkpointer's last checkpoint). */
+    private readonly beforeClose: () => Promise<void> = async () => undefined,
   ) {
     this.users = hotPaths.users ?? new Users(db);
     this.apps = hotPaths.apps ?? new Apps(db);
@@ -748,6 +782,7 @@ export class KyselyStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.beforeClose();
     await this.db.destroy();
   }
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import { KyselyStore } from './kysely-store.js';
 import { PostgresApps, PostgresCodes, PostgresTokens, PostgresUsers } from './postgres-hot-paths.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteApps, SqliteCodes, SqliteTokens, SqliteUsers } from './sqlite-hot-paths.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
@@ -25,13 +26,23 @@ function openSqlite(file: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  // Checkpoints run in a worker thread (sqlite-checkpointer.ts), never inside a request's commit; the WAL
+  // file is truncated back to 64 MiB after each one should a burst have grown it.
+  database.pragma('wal_autocheckpoint = 0');
+  database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  const checkpointer = new SqliteCheckpointer(path);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  return new KyselyStore('sqlite', db, {
-    users: new SqliteUsers(db, database),
-    apps: new SqliteApps(db, database),
-    codes: new SqliteCodes(db, database),
-    tokens: new SqliteTokens(db, database),
-  });
+  return new KyselyStore(
+    'sqlite',
+    db,
+    {
+      users: new SqliteUsers(db, database),
+      apps: new SqliteApps(db, database),
+      codes: new SqliteCodes(db, database),
+      tokens: new SqliteTokens(db, database),
+    },
+    () => checkpointer.close(),
+  );
 }
 
 function openPostgres(url: string): Store {

@@ -11,9 +11,11 @@ import {
   Codes,
   Tokens,
   Users,
+  ACTIVE_TOKEN_OWNER_SQL,
+  type ActiveTokenOwnerRow,
   accessTokenRow,
   refreshTokenRow,
-  toAccessToken,
+  toActiveTokenOwner,
   toApp,
   toCode,
   toUser,
@@ -25,7 +27,6 @@ import type {
   AppRecord,
   AuthorizationCodeRecord,
   RefreshTokenRecord,
-  UserGroup,
   UserRecord,
 } from './store.js';
 
@@ -83,18 +84,7 @@ export class PostgresCodes extends Codes {
   }
 }
 
-interface OwnerRow extends Selectable<Database['access_tokens']> {
-  password_hash: string;
-  user_group: string;
-  user_created_at: number;
-}
-
-const FIND_ACTIVE_OWNER = `
-  select t.*, u.password_hash, u.user_group, u.created_at as user_created_at
-    from access_tokens t
-    join users u on u.uin = t.uin
-    join apps a on a.client_id = t.client_id
-   where t.token_hash = $1 and t.revoked = 0 and t.expires_at > $2 and u.disabled = 0 and a.disabled = 0`;
+const FIND_ACTIVE_OWNER = ACTIVE_TOKEN_OWNER_SQL((n) => `$${n}`);
 
 /** $1 now, $2 code hash, $3–$10 the access token, $11–$21 the refresh token (all null when none). */
 const REDEEM_CODE = `
@@ -121,23 +111,12 @@ export class PostgresTokens extends Tokens {
   }
 
   override async findActiveOwner(tokenHash: string, now: number): Promise<ActiveTokenOwner | undefined> {
-    const { rows } = await this.pool.query<OwnerRow>({
+    const { rows } = await this.pool.query<ActiveTokenOwnerRow>({
       name: 'campus_sso_find_active_owner',
       text: FIND_ACTIVE_OWNER,
       values: [tokenHash, now],
     });
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      token: toAccessToken(row),
-      user: {
-        uin: Number(row.uin),
-        passwordHash: row.password_hash,
-        userGroup: row.user_group as UserGroup,
-        createdAt: Number(row.user_created_at),
-        disabled: false,
-      },
-    };
+    return rows[0] && toActiveTokenOwner(rows[0]);
   }
 
   override async redeemCode(

@@ -14,9 +14,11 @@ import {
   Codes,
   Tokens,
   Users,
+  ACTIVE_TOKEN_OWNER_SQL,
+  type ActiveTokenOwnerRow,
   accessTokenRow,
   refreshTokenRow,
-  toAccessToken,
+  toActiveTokenOwner,
   toApp,
   toCode,
   toUser,
@@ -28,7 +30,6 @@ import type {
   AppRecord,
   AuthorizationCodeRecord,
   RefreshTokenRecord,
-  UserGroup,
   UserRecord,
 } from './store.js';
 
@@ -137,12 +138,6 @@ export class SqliteCodes extends Codes {
   }
 }
 
-interface OwnerRow extends Selectable<Database['access_tokens']> {
-  password_hash: string;
-  user_group: string;
-  user_created_at: number;
-}
-
 export class SqliteTokens extends Tokens {
   private readonly ownerStatement: () => Statement;
   private readonly markCodeUsed: () => Statement;
@@ -154,11 +149,7 @@ export class SqliteTokens extends Tokens {
     super(db);
     this.ownerStatement = lazy(
       database,
-      `select t.*, u.password_hash, u.user_group, u.created_at as user_created_at
-         from access_tokens t
-         join users u on u.uin = t.uin
-         join apps a on a.client_id = t.client_id
-        where t.token_hash = ? and t.revoked = 0 and t.expires_at > ? and u.disabled = 0 and a.disabled = 0`,
+      ACTIVE_TOKEN_OWNER_SQL(() => '?'),
     );
     this.markCodeUsed = lazy(
       database,
@@ -176,18 +167,8 @@ export class SqliteTokens extends Tokens {
   }
 
   override async findActiveOwner(tokenHash: string, now: number): Promise<ActiveTokenOwner | undefined> {
-    const row = this.ownerStatement().get(tokenHash, now) as OwnerRow | undefined;
-    if (!row) return undefined;
-    return {
-      token: toAccessToken(row),
-      user: {
-        uin: row.uin,
-        passwordHash: row.password_hash,
-        userGroup: row.user_group as UserGroup,
-        createdAt: row.user_created_at,
-        disabled: false,
-      },
-    };
+    const row = this.ownerStatement().get(tokenHash, now) as ActiveTokenOwnerRow | undefined;
+    return row && toActiveTokenOwner(row);
   }
 
   override redeemCode(

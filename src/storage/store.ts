@@ -96,10 +96,13 @@ export interface ConsentWithApp extends ConsentRecord {
   readonly emoji: string;
 }
 
-/** The answer to the hot-path question "whose token is this, and is it still good?". */
+/**
+ * The answer to the hot-path question "whose token is this, and is it still good?" — only what user
+ * information and introspection show, so the query reads no more than that.
+ */
 export interface ActiveTokenOwner {
-  readonly token: AccessTokenRecord;
-  readonly user: UserRecord;
+  readonly token: Pick<AccessTokenRecord, 'clientId' | 'scope' | 'createdAt' | 'expiresAt'>;
+  readonly user: Pick<UserRecord, 'uin' | 'userGroup' | 'createdAt'>;
 }
 
 export interface SigningKeyRecord {

@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
  * misbehaving client may put a code or token there, and nothing secret may reach the logs.
  */
 export function registerAccessLog(app: FastifyInstance): void {
+  // With info off (LOG_LEVEL=warn and quieter) no hook at all: it would run on every request for nothing.
+  if (!['info', 'debug', 'trace'].includes(app.log.level)) return;
   app.addHook('onResponse', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
     request.log.info(

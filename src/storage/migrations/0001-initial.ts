@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 
 /** The initial schema, identical on SQLite and PostgreSQL; an index for every hot look-up. */
 export const initial: Migration = {
@@ -74,7 +74,13 @@ export const initial: Migration = {
       .addColumn('revoked', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     await db.schema.createIndex('access_tokens_code_hash').on('access_tokens').column('code_hash').execute();
-    await db.schema.createIndex('access_tokens_family_id').on('access_tokens').column('family_id').execute();
+    // Only tokens granted with offline_access belong to a refresh family: the index skips the rest.
+    await db.schema
+      .createIndex('access_tokens_family_id')
+      .on('access_tokens')
+      .column('family_id')
+      .where(sql.ref('family_id'), 'is not', null)
+      .execute();
     await db.schema
       .createIndex('access_tokens_uin_client')
       .on('access_tokens')
