@@ -520,6 +520,29 @@ describe.each(DATABASES)('Store on %s', (database) => {
         }
       });
 
+      it('redeemCode lets one failing redemption fail alone, leaving its code unused and the others stored', async () => {
+        const { uin, clientId } = await userAndApp();
+        const codes = [code(clientId, uin), code(clientId, uin), code(clientId, uin)];
+        for (const c of codes) await store.codes.insert(c);
+        const good = accessToken(clientId, uin, { codeHash: codes[0]!.codeHash });
+        const clash = {
+          ...accessToken(clientId, uin, { codeHash: codes[1]!.codeHash }),
+          tokenHash: good.tokenHash,
+        };
+        const alsoGood = accessToken(clientId, uin, { codeHash: codes[2]!.codeHash });
+        // Submitted together, so SQLite groups them into one commit.
+        const outcomes = await Promise.allSettled([
+          store.tokens.redeemCode(codes[0]!.codeHash, NOW, good, undefined),
+          store.tokens.redeemCode(codes[1]!.codeHash, NOW, clash, undefined),
+          store.tokens.redeemCode(codes[2]!.codeHash, NOW, alsoGood, undefined),
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+        expect((await store.codes.find(codes[0]!.codeHash))?.usedAt).toBe(NOW);
+        expect((await store.codes.find(codes[1]!.codeHash))?.usedAt).toBeNull();
+        expect((await store.codes.find(codes[2]!.codeHash))?.usedAt).toBe(NOW);
+        expect(await store.tokens.findAccessToken(alsoGood.tokenHash)).toBeDefined();
+      });
+
       it('redeemCode answers false, storing nothing, for an unknown code', async () => {
         const { uin, clientId } = await userAndApp();
         const t = accessToken(clientId, uin);
