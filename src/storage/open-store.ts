@@ -26,11 +26,11 @@ function openSqlite(file: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  // Checkpoints run in a worker thread (sqlite-checkpointer.ts), never inside a request's commit; the WAL
+  // Checkpoints run on a timer between requests (sqlite-checkpointer.ts), never inside a commit; the WAL
   // file is truncated back to 64 MiB after each one should a burst have grown it.
   database.pragma('wal_autocheckpoint = 0');
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-  const checkpointer = new SqliteCheckpointer(path);
+  const checkpointer = new SqliteCheckpointer(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return new KyselyStore(
     'sqlite',

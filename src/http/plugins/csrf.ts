@@ -16,19 +16,21 @@ export function registerCsrfCheck(app: FastifyInstance, config: Config): void {
     return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
   };
 
-  app.addHook('onRequest', async (request) => {
-    if (!request.routeOptions.config.csrf) return;
+  const refusal = (request: FastifyRequest): Error | undefined => {
     const origin = request.headers.origin;
-    if (origin !== undefined && !sameOrigin(request, origin)) {
-      throw forbidden('cross-origin request refused');
-    }
-    if (request.headers['sec-fetch-site'] === 'cross-site') {
-      throw forbidden('cross-site request refused');
-    }
+    if (origin !== undefined && !sameOrigin(request, origin))
+      return forbidden('cross-origin request refused');
+    if (request.headers['sec-fetch-site'] === 'cross-site') return forbidden('cross-site request refused');
     const contentType = request.headers['content-type'];
     const hasBody = contentType !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
     if (hasBody && !/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
-      throw forbidden('state-changing calls must send Content-Type: application/json');
+      return forbidden('state-changing calls must send Content-Type: application/json');
     }
+    return undefined;
+  };
+
+  // Callback style: it runs on every request (most need no check), and an async hook costs a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(request.routeOptions.config.csrf ? refusal(request) : undefined);
   });
 }

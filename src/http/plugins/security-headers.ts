@@ -31,8 +31,9 @@ export function registerSecurityHeaders(app: FastifyInstance, config: Config): v
   if (config.baseUrl.startsWith('https:')) {
     headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
   }
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Callback style: this runs on every answer, and an async hook costs a promise each time.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.headers(headers);
-    return payload;
+    done(null, payload);
   });
 }
