@@ -7,7 +7,6 @@ import {
   ADMIN,
   authUrl,
   CALLBACK,
-  launchBrowser,
   MEMBER,
   openPage,
   screenshots,
@@ -15,24 +14,20 @@ import {
   signIn,
   signInByApi,
   type Sso,
-  startSso,
+  startWorld,
+  stopWorld,
+  type World,
 } from './helpers.js';
 
 let sso: Sso;
 let browser: Browser;
-let app: { client_id: string; client_secret: string };
+let app: World['app'];
 
 beforeAll(async () => {
-  [sso, browser] = await Promise.all([startSso(), launchBrowser()]);
-  await sso.addUser(ADMIN.uin, 'admin', ADMIN.password);
-  await sso.addUser(MEMBER.uin, 'member', MEMBER.password);
-  app = await sso.addApp('Library', '📚');
+  ({ sso, browser, app } = await startWorld());
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await sso?.stop();
-});
+afterAll(() => stopWorld({ sso, browser }));
 
 describe('GET /#/account (my account)', () => {
   it('shows who I am and the apps I authorized; Revoke withdraws consent', async () => {

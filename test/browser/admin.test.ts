@@ -8,7 +8,6 @@ import {
   ADMIN,
   authUrl,
   CALLBACK,
-  launchBrowser,
   MEMBER,
   openPage,
   screenshots,
@@ -16,7 +15,8 @@ import {
   signIn,
   signInByApi,
   type Sso,
-  startSso,
+  startWorld,
+  stopWorld,
   type TestPage,
 } from './helpers.js';
 
@@ -24,15 +24,10 @@ let sso: Sso;
 let browser: Browser;
 
 beforeAll(async () => {
-  [sso, browser] = await Promise.all([startSso(), launchBrowser()]);
-  await sso.addUser(ADMIN.uin, 'admin', ADMIN.password);
-  await sso.addUser(MEMBER.uin, 'member', MEMBER.password);
+  ({ sso, browser } = await startWorld());
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await sso?.stop();
-});
+afterAll(() => stopWorld({ sso, browser }));
 
 /** Opens the management page afresh (a hash change alone would not reload the lists). */
 async function openAdmin(page: Page): Promise<void> {

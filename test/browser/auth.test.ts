@@ -8,7 +8,6 @@ import {
   ADMIN,
   authUrl,
   CALLBACK,
-  launchBrowser,
   MEMBER,
   openPage,
   screenshots,
@@ -16,24 +15,20 @@ import {
   signIn,
   signInByApi,
   type Sso,
-  startSso,
+  startWorld,
+  stopWorld,
+  type World,
 } from './helpers.js';
 
 let sso: Sso;
 let browser: Browser;
-let app: { client_id: string; client_secret: string };
+let app: World['app'];
 
 beforeAll(async () => {
-  [sso, browser] = await Promise.all([startSso(), launchBrowser()]);
-  await sso.addUser(ADMIN.uin, 'admin', ADMIN.password);
-  await sso.addUser(MEMBER.uin, 'member', MEMBER.password);
-  app = await sso.addApp('Library', '📚');
+  ({ sso, browser, app } = await startWorld());
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await sso?.stop();
-});
+afterAll(() => stopWorld({ sso, browser }));
 
 /** Exchanges a code at the legacy endpoint (SPEC §4) and reads the user (SPEC §5). */
 async function userOfCode(code: string): Promise<{ uin: number; user_group: string }> {

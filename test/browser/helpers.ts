@@ -245,3 +245,23 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.waitForTimeout(150);
   await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
 }
+
+/** What every browser suite starts with: the server with an admin and a member, Chromium, and an app. */
+export interface World {
+  readonly sso: Sso;
+  readonly browser: Browser;
+  readonly app: { client_id: string; client_secret: string };
+}
+
+export async function startWorld(): Promise<World> {
+  const [sso, browser] = await Promise.all([startSso(), launchBrowser()]);
+  await sso.addUser(ADMIN.uin, 'admin', ADMIN.password);
+  await sso.addUser(MEMBER.uin, 'member', MEMBER.password);
+  const app = await sso.addApp('Library', '📚');
+  return { sso, browser, app };
+}
+
+export async function stopWorld(world: Partial<World>): Promise<void> {
+  await world.browser?.close();
+  await world.sso?.stop();
+}
