@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidClientOrRedirect, InvalidToken, OAuthError } from '../oauth/errors.js';
+import { NO_STORE_HEADERS } from '../oauth/tokens.js';
 import { ApiError } from './api-error.js';
 
 /**
@@ -57,8 +58,7 @@ function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
     headers['www-authenticate'] = `Basic ${REALM}`;
   }
   // RFC 6749 §5.1: answers carrying tokens or token errors must not be cached.
-  headers['cache-control'] = 'no-store';
-  headers['pragma'] = 'no-cache';
+  Object.assign(headers, NO_STORE_HEADERS);
   if (style === 'oauth') {
     const body: Record<string, string> = { error: error.error, error_description: error.description };
     // RFC 6749 §5.2 permits 401 only for invalid_client; without Basic auth the RFC lets us answer 400 or 401.
@@ -104,8 +104,6 @@ function renderFastifyError(error: FastifyError): { status: number; message: str
       return { status: 413, message: 'request body is too large' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, message: 'unsupported content type' };
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, message: 'the JSON body is empty' };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, message: 'invalid content length' };
     default:
@@ -139,7 +137,7 @@ export function render(error: unknown, style: ErrorStyle): Rendered {
     return {
       status,
       body: { error: rfcCode, error_description: message },
-      headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
+      headers: { ...NO_STORE_HEADERS },
     };
   }
   if (style === 'legacy') {
@@ -147,7 +145,7 @@ export function render(error: unknown, style: ErrorStyle): Rendered {
     return {
       status,
       body: { code: status >= 500 ? 99 : 1, msg: `${rfcCode}: ${message}`, data: {} },
-      headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
+      headers: { ...NO_STORE_HEADERS },
     };
   }
   return {

@@ -84,18 +84,6 @@ export class UnsupportedResponseType extends OAuthError {
   readonly legacyCode = 1;
 }
 
-export class UnsupportedTokenType extends OAuthError {
-  readonly error = 'unsupported_token_type';
-  readonly status = 400;
-  readonly legacyCode = 1;
-}
-
-export class ServerError extends OAuthError {
-  readonly error = 'server_error';
-  readonly status = 500;
-  readonly legacyCode = 99;
-}
-
 /** RFC 6750 §3.1: the bearer token is missing (no `error` attribute) or invalid (`invalid_token`). */
 export class InvalidToken extends OAuthError {
   readonly error = 'invalid_token';

@@ -113,7 +113,7 @@ export function toCode(row: Selectable<Database['authorization_codes']>): Author
   };
 }
 
-export function toAccessToken(row: Selectable<Database['access_tokens']>): AccessTokenRecord {
+function toAccessToken(row: Selectable<Database['access_tokens']>): AccessTokenRecord {
   return {
     tokenHash: row.token_hash,
     clientId: row.client_id,
@@ -177,14 +177,6 @@ function changed(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): 
   return (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n;
 }
 
-/** A unique-key violation, on either database: the row exists already. */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return (
-    e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === 'SQLITE_CONSTRAINT_UNIQUE'
-  );
-}
-
 export class Users implements UserRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -206,16 +198,6 @@ export class Users implements UserRepository {
       .onConflict((oc) => oc.column('uin').doNothing())
       .executeTakeFirst();
     return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
-  }
-
-  async upsert(user: UserRecord): Promise<'inserted' | 'updated'> {
-    if (await this.insert(user)) return 'inserted';
-    await this.db
-      .updateTable('users')
-      .set({ password_hash: user.passwordHash, user_group: user.userGroup })
-      .where('uin', '=', user.uin)
-      .execute();
-    return 'updated';
   }
 
   async update(

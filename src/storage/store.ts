@@ -140,8 +140,6 @@ export interface UserRepository {
   find(uin: number): Promise<UserRecord | undefined>;
   /** Inserts a user; answers false (and changes nothing) when the uin is taken. */
   insert(user: UserRecord): Promise<boolean>;
-  /** Inserts or replaces the password hash and group of an existing user (import). */
-  upsert(user: UserRecord): Promise<'inserted' | 'updated'>;
   update(
     uin: number,
     changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled'>>,

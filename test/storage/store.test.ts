@@ -251,19 +251,6 @@ describe.each(DATABASES)('Store on %s', (database) => {
         expect(await store.users.find(99999)).toBeUndefined();
       });
 
-      it('upsert inserts a new user, then replaces the password hash and group of an existing one', async () => {
-        expect(await store.users.upsert(user(10001, { passwordHash: 'h1', userGroup: 'user' }))).toBe(
-          'inserted',
-        );
-        expect(
-          await store.users.upsert(
-            user(10001, { passwordHash: 'h2', userGroup: 'member', createdAt: NOW + 5 }),
-          ),
-        ).toBe('updated');
-        const found = await store.users.find(10001);
-        expect(found).toMatchObject({ passwordHash: 'h2', userGroup: 'member', createdAt: NOW });
-      });
-
       it('lists users ordered by uin, with a uin-prefix search, a group filter, paging and the total', async () => {
         const members = [12301, 12302, 12303, 12304, 12305];
         for (const uin of members) await store.users.insert(user(uin, { userGroup: 'member' }));
