@@ -7,7 +7,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   postgresDatabase,
-  randomOpaque,
+  newCredentials,
   sqliteDatabase,
   type CampusDatabase,
   type Grantee,
@@ -87,7 +87,7 @@ async function peerRows(o: BenchOptions): Promise<void> {
     log('bare Fastify (ceiling)');
     const bare = await started(await startBareFastify());
     // The same Authorization headers campus-sso gets, so the client side does identical work.
-    const tokens = randomOpaque(o.baseTokens);
+    const tokens = newCredentials(o.baseTokens);
     await row(
       {
         id: 'userinfo/bare-fastify',
@@ -166,7 +166,7 @@ async function campusRows(o: BenchOptions, database: CampusDatabase, withScale: 
   const baseTokens = await database.insertTokens(o.baseTokens, 1, grantee);
   const liveTokens = (): Promise<number> => database.countLiveTokens();
   const mintCodes = async (phase: 'warmup' | 'measure', rps: number): Promise<string[]> => {
-    const codes = randomOpaque(codesNeeded(phase, rps, timing));
+    const codes = newCredentials(codesNeeded(phase, rps, timing));
     await database.insertCodes(codes, grantee);
     return codes;
   };

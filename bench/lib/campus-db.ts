@@ -1,13 +1,14 @@
 /**
  * Direct access to the database campus-sso created (its own migrations, src/storage/migrations/), for what
  * is too slow to mint over HTTP: one-time authorization codes and up to a million live access tokens.
- * Codes and tokens are stored as the server stores them: SHA-256 hex of the opaque value, times in epoch ms.
+ * Codes and tokens are minted and stored as the server mints and stores them (src/oauth/credentials.ts: a
+ * time-prefixed opaque value, kept under its key), times in epoch ms.
  * All of the bench's SQL is in this one file.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
+import { credentialKey, newCredential } from '../../src/oauth/credentials.js';
 
 export interface Grantee {
   readonly clientId: string;
@@ -35,34 +36,22 @@ const CODE_TTL_MS = 10 * 60 * 1000;
 const TOKEN_TTL_MS = 2 * 60 * 60 * 1000;
 const BATCH = 10_000;
 
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
-/** 256-bit opaque values, like the server's own (`randomBytes(32).toString('base64url')`). */
-export function randomOpaque(count: number): string[] {
-  const pool = randomBytes(32 * count);
-  const values = new Array<string>(count);
-  for (let i = 0; i < count; i++) values[i] = pool.subarray(i * 32, i * 32 + 32).toString('base64url');
-  return values;
+/** Opaque values exactly like the server's own codes and tokens, issued now. */
+export function newCredentials(count: number): string[] {
+  return Array.from({ length: count }, () => newCredential(Date.now()));
 }
 
 /**
- * One batch of token rows: every `knownEvery`-th row is a real token (its plaintext kept); the others are
- * hashes of values nobody knows (random 32 bytes as hex), which are as live as any other row.
+ * One batch of token rows: every `knownEvery`-th row is a token whose plaintext is kept; the others are as
+ * live as any other row, but their plaintext is thrown away.
  */
 function tokenBatch(size: number, offset: number, knownEvery: number): { hashes: string[]; known: string[] } {
   const hashes: string[] = [];
   const known: string[] = [];
-  const filler = randomBytes(32 * size);
   for (let i = 0; i < size; i++) {
-    if ((offset + i) % knownEvery === 0) {
-      const [token] = randomOpaque(1) as [string];
-      known.push(token);
-      hashes.push(sha256Hex(token));
-    } else {
-      hashes.push(filler.subarray(i * 32, i * 32 + 32).toString('hex'));
-    }
+    const token = newCredential(Date.now());
+    hashes.push(credentialKey(token));
+    if ((offset + i) % knownEvery === 0) known.push(token);
   }
   return { hashes, known };
 }
@@ -98,7 +87,7 @@ class SqliteCampusDatabase implements CampusDatabase {
       db.transaction(() => {
         for (const code of codes) {
           insert.run(
-            sha256Hex(code),
+            credentialKey(code),
             grantee.clientId,
             grantee.uin,
             grantee.redirectUri,
@@ -185,7 +174,7 @@ class PostgresCampusDatabase implements CampusDatabase {
     await this.withClient(this.url, async (client) => {
       await client.query('BEGIN');
       for (let offset = 0; offset < codes.length; offset += BATCH) {
-        const hashes = codes.slice(offset, offset + BATCH).map(sha256Hex);
+        const hashes = codes.slice(offset, offset + BATCH).map(credentialKey);
         await client.query(
           `INSERT INTO authorization_codes
              (code_hash, client_id, uin, redirect_uri, auth_time, created_at, expires_at)

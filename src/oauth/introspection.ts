@@ -3,7 +3,7 @@
  * inactive (RFC 7662 §4: do not help token scanning).
  */
 import type { AppContext } from '../app-context.js';
-import { sha256Hex } from '../domain/crypto.js';
+import { credentialKey } from './credentials.js';
 import type { AppRecord } from '../storage/store.js';
 import { InvalidRequest } from './errors.js';
 import type { TokenTypeHint } from './revocation.js';
@@ -74,7 +74,7 @@ export async function introspectToken(
 ): Promise<IntrospectionResponse> {
   // RFC 7662 §2.1: token is REQUIRED.
   if (token === undefined) throw new InvalidRequest('token is required');
-  const tokenHash = sha256Hex(token);
+  const tokenHash = credentialKey(token);
   const now = ctx.clock.now();
   // RFC 7662 §2.1: the hint only says where to look first.
   const order =

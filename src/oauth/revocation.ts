@@ -2,7 +2,7 @@
  * Token revocation (RFC 7009). The client is already authenticated; an unknown token is not an error.
  */
 import type { AppContext } from '../app-context.js';
-import { sha256Hex } from '../domain/crypto.js';
+import { credentialKey } from './credentials.js';
 import type { AppRecord } from '../storage/store.js';
 import { InvalidRequest } from './errors.js';
 
@@ -21,7 +21,7 @@ export async function revokeToken(
 ): Promise<void> {
   // RFC 7009 §2.1: token is REQUIRED.
   if (token === undefined) throw new InvalidRequest('token is required');
-  const tokenHash = sha256Hex(token);
+  const tokenHash = credentialKey(token);
 
   const revokeRefresh = async (): Promise<boolean> => {
     const refresh = await ctx.store.tokens.findRefreshToken(tokenHash);

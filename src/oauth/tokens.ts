@@ -1,10 +1,11 @@
 /**
- * Access and refresh tokens: opaque random strings (32 bytes, base64url) stored only as SHA-256 hex
- * (SPEC §1), and the RFC 6749 §5.1 token response built from them.
+ * Access and refresh tokens: opaque credentials (credentials.ts) stored only under their key (SPEC §1), and
+ * the RFC 6749 §5.1 token response built from them.
  */
 import type { AppContext } from '../app-context.js';
-import { randomToken, sha256Hex } from '../domain/crypto.js';
+import { randomToken } from '../domain/crypto.js';
 import type { AccessTokenRecord, RefreshTokenRecord, UserRecord } from '../storage/store.js';
+import { credentialKey, newCredential } from './credentials.js';
 import { signIdToken } from './id-token.js';
 import { hasScope } from './scopes.js';
 
@@ -24,22 +25,17 @@ export interface Minted<T> {
   readonly record: T;
 }
 
-/** A new opaque token: 32 random bytes, base64url (256 bits, SPEC §1 asks for ≥ 128). */
-export function newOpaqueToken(): string {
-  return randomToken(32);
-}
-
 export function mintAccessToken(
   ctx: AppContext,
   grant: TokenGrant,
   familyId: string | null,
   now: number,
 ): Minted<AccessTokenRecord> {
-  const value = newOpaqueToken();
+  const value = newCredential(now);
   return {
     value,
     record: {
-      tokenHash: sha256Hex(value),
+      tokenHash: credentialKey(value),
       clientId: grant.clientId,
       uin: grant.uin,
       scope: grant.scope,
@@ -59,11 +55,11 @@ export function mintRefreshToken(
   authTime: number,
   now: number,
 ): Minted<RefreshTokenRecord> {
-  const value = newOpaqueToken();
+  const value = newCredential(now);
   return {
     value,
     record: {
-      tokenHash: sha256Hex(value),
+      tokenHash: credentialKey(value),
       familyId,
       clientId: grant.clientId,
       uin: grant.uin,

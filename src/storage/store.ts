@@ -2,6 +2,8 @@
  * The one storage interface (the model is ory/hydra's `persistence/`): the protocol and domain code talk to
  * this, never to SQL, and never know whether SQLite or PostgreSQL is behind it. All times are epoch
  * milliseconds; all secrets (passwords aside) are stored as SHA-256 hex digests, never in plain text.
+ * Codes and tokens (`codeHash`, `tokenHash`) are stored under `credentialKey` (src/oauth/credentials.ts): their
+ * digest behind a time prefix, so that rows arrive in index order.
  */
 
 export const USER_GROUPS = ['admin', 'member', 'user'] as const;

@@ -150,7 +150,7 @@ describe.each(DATABASES)('authorization on %s', (database) => {
       expect(url.origin + url.pathname).toBe(REDIRECT_URI);
       expect([...url.searchParams.keys()]).toEqual(['code', 'state']);
       expect(url.searchParams.get('state')).toBe('xyz');
-      expect(url.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(url.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{51}$/);
     });
 
     it('omits state when none was sent, and echoes it unchanged (encoded properly) when sent', async () => {
@@ -251,8 +251,8 @@ describe.each(DATABASES)('authorization on %s', (database) => {
 
     it('stores plain as the method when a challenge comes without one (RFC 7636 §4.3)', async () => {
       const code = await obtainCode(browser, client, { code_challenge: 'p'.repeat(43) });
-      const { sha256Hex } = await import('../../src/domain/crypto.js');
-      const stored = await server.ctx.store.codes.find(sha256Hex(code));
+      const { credentialKey } = await import('../../src/oauth/credentials.js');
+      const stored = await server.ctx.store.codes.find(credentialKey(code));
       expect(stored).toMatchObject({ codeChallenge: 'p'.repeat(43), codeChallengeMethod: 'plain' });
     });
 
@@ -267,8 +267,8 @@ describe.each(DATABASES)('authorization on %s', (database) => {
 
     it('grants the supported scopes and leaves out unknown ones', async () => {
       const code = await obtainCode(browser, client, { scope: 'openid email openid offline_access' });
-      const { sha256Hex } = await import('../../src/domain/crypto.js');
-      expect((await server.ctx.store.codes.find(sha256Hex(code)))?.scope).toBe('openid offline_access');
+      const { credentialKey } = await import('../../src/oauth/credentials.js');
+      expect((await server.ctx.store.codes.find(credentialKey(code)))?.scope).toBe('openid offline_access');
     });
 
     it('binds the code to client, user, redirect_uri, scope, nonce, challenge and sign-in time, for 10 minutes', async () => {
@@ -279,8 +279,8 @@ describe.each(DATABASES)('authorization on %s', (database) => {
         code_challenge: challenge,
         code_challenge_method: 'S256',
       });
-      const { sha256Hex } = await import('../../src/domain/crypto.js');
-      const stored = await server.ctx.store.codes.find(sha256Hex(code));
+      const { credentialKey } = await import('../../src/oauth/credentials.js');
+      const stored = await server.ctx.store.codes.find(credentialKey(code));
       expect(stored).toMatchObject({
         clientId: client.clientId,
         uin,

@@ -336,7 +336,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
       });
       const answer = await golden(response);
       expect(answer.body).toMatch(
-        /^\{"code":0,"msg":"ok","data":\{"redirect_to":"https:\/\/app\.example\.edu\/callback\?code=[A-Za-z0-9_-]{43}&state=s"\}\}$/,
+        /^\{"code":0,"msg":"ok","data":\{"redirect_to":"https:\/\/app\.example\.edu\/callback\?code=[A-Za-z0-9_-]{51}&state=s"\}\}$/,
       );
       expect({ ...answer, body: '' }).toEqual({
         status: 200,

@@ -2,8 +2,10 @@
  * SPEC §4 and §5: the previous system's interface, kept exactly: the JSON token exchange and the enveloped
  * user information. The first `describe` is a client written the way the old documentation shows it.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/crypto.js';
+import { credentialKey } from '../../src/oauth/credentials.js';
 import type { Browser } from '../helpers/http.js';
 import { json } from '../helpers/http.js';
 import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
@@ -109,7 +111,7 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
       expect(body).toEqual({
         code: 0,
         msg: 'ok',
-        data: { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+        data: { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{51}$/) },
       });
     });
 
@@ -196,10 +198,10 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
 
     it('answers an expired code with 400 code 2 invalid_grant', async () => {
       const code = await obtainCode(browser, client);
-      const stored = await server.ctx.store.codes.find(sha256Hex(code));
+      const stored = await server.ctx.store.codes.find(credentialKey(code));
       await server.ctx.store.codes.insert({
         ...stored!,
-        codeHash: sha256Hex(`old-${code}`),
+        codeHash: credentialKey(`old-${code}`),
         expiresAt: Date.now() - 1,
       });
       const answer = await json<Envelope>(
@@ -299,27 +301,44 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
 
     it('stops answering when the token is revoked', async () => {
       const { access_token } = await tokensFor(server, browser, client);
-      await server.ctx.store.tokens.revokeAccessToken(sha256Hex(access_token));
+      await server.ctx.store.tokens.revokeAccessToken(credentialKey(access_token));
       expect((await userInfo(`Bearer ${access_token}`)).status).toBe(401);
     });
 
     it('stops answering when the token expires', async () => {
       const { access_token } = await tokensFor(server, browser, client);
-      const record = await server.ctx.store.tokens.findAccessToken(sha256Hex(access_token));
+      const record = await server.ctx.store.tokens.findAccessToken(credentialKey(access_token));
       const expired = `${access_token}-expired`;
       const code = await obtainCode(browser, client);
       await server.ctx.store.tokens.redeemCode(
-        sha256Hex(code),
+        credentialKey(code),
         Date.now(),
         {
           ...record!,
-          tokenHash: sha256Hex(expired),
-          codeHash: sha256Hex(code),
+          tokenHash: credentialKey(expired),
+          codeHash: credentialKey(code),
           expiresAt: Date.now() - 1,
         },
         undefined,
       );
       expect((await userInfo(`Bearer ${expired}`)).status).toBe(401);
+    });
+
+    it('keeps answering for a token issued before time-prefixed credentials (stored under its bare SHA-256)', async () => {
+      const { access_token } = await tokensFor(server, browser, client);
+      const record = await server.ctx.store.tokens.findAccessToken(credentialKey(access_token));
+      const older = randomBytes(32).toString('base64url');
+      const code = await obtainCode(browser, client);
+      await server.ctx.store.tokens.redeemCode(
+        credentialKey(code),
+        Date.now(),
+        { ...record!, tokenHash: sha256Hex(older), codeHash: credentialKey(code) },
+        undefined,
+      );
+      expect(credentialKey(older)).toBe(sha256Hex(older));
+      const response = await userInfo(`Bearer ${older}`);
+      expect(response.status).toBe(200);
+      expect((await json<Envelope>(response)).code).toBe(0);
     });
 
     it('stops answering when the user is disabled', async () => {

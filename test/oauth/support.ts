@@ -73,7 +73,7 @@ export async function obtainCode(
     ...extra,
   });
   const code = url.searchParams.get('code');
-  expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(code).toMatch(/^[A-Za-z0-9_-]{51}$/);
   return code as string;
 }
 

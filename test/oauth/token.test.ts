@@ -1,6 +1,6 @@
 /** SPEC §3 and §6: the standard token endpoint (RFC 6749 §3.2), authorization-code and refresh-token grants. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/domain/crypto.js';
+import { credentialKey } from '../../src/oauth/credentials.js';
 import type { Browser } from '../helpers/http.js';
 import { json } from '../helpers/http.js';
 import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
@@ -183,7 +183,7 @@ describe.each(DATABASES)('POST /v1/oauth2/token on %s', (database) => {
       const body = await json<TokenBody>(response);
       expect(Object.keys(body)).toEqual(['access_token', 'token_type', 'expires_in']);
       expect(body).toEqual({
-        access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        access_token: expect.stringMatching(/^[A-Za-z0-9_-]{51}$/),
         token_type: 'Bearer',
         expires_in: 7200,
       });
@@ -193,7 +193,7 @@ describe.each(DATABASES)('POST /v1/oauth2/token on %s', (database) => {
     it('stores the access token only as its SHA-256', async () => {
       const body = await tokensFor(server, browser, client);
       expect(await server.ctx.store.tokens.findAccessToken(body.access_token)).toBeUndefined();
-      expect(await server.ctx.store.tokens.findAccessToken(sha256Hex(body.access_token))).toMatchObject({
+      expect(await server.ctx.store.tokens.findAccessToken(credentialKey(body.access_token))).toMatchObject({
         clientId: client.clientId,
         uin,
       });
@@ -240,12 +240,12 @@ describe.each(DATABASES)('POST /v1/oauth2/token on %s', (database) => {
 
     it('rejects an expired code with invalid_grant', async () => {
       const code = await obtainCode(browser, client);
-      const stored = await server.ctx.store.codes.find(sha256Hex(code));
+      const stored = await server.ctx.store.codes.find(credentialKey(code));
       // A second code row, identical but expired, stands in for the passing of ten minutes.
       const expiredCode = 'expired-' + code;
       await server.ctx.store.codes.insert({
         ...stored!,
-        codeHash: sha256Hex(expiredCode),
+        codeHash: credentialKey(expiredCode),
         expiresAt: Date.now() - 1,
       });
       await expectOAuthError(await exchangeCode(server, client, expiredCode), 400, 'invalid_grant');
@@ -370,7 +370,7 @@ describe.each(DATABASES)('POST /v1/oauth2/token on %s', (database) => {
 
     it('issues a refresh token for offline_access', async () => {
       const body = await tokensFor(server, browser, client, { scope: 'offline_access' });
-      expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{51}$/);
       expect(body.scope).toBe('offline_access');
     });
 

@@ -3,7 +3,7 @@
  */
 import { mergeScopes } from '../scopes.js';
 import type { AppContext } from '../../app-context.js';
-import { randomToken, sha256Hex } from '../../domain/crypto.js';
+import { credentialKey, newCredential } from '../credentials.js';
 import { appendParameters } from '../../domain/redirect-uris.js';
 import type { SessionRecord } from '../../storage/store.js';
 import { AccessDenied, type OAuthError } from '../errors.js';
@@ -24,16 +24,16 @@ export function errorRedirect(redirect: VerifiedRedirect, error: OAuthError): st
   });
 }
 
-/** RFC 6749 §4.1.2: issues a code (stored as its SHA-256 only) and records the user's consent. */
+/** RFC 6749 §4.1.2: issues a code (stored under its key only) and records the user's consent. */
 async function issueCode(
   ctx: AppContext,
   session: SessionRecord,
   request: AuthorizationRequest,
 ): Promise<string> {
-  const code = randomToken(32);
   const now = ctx.clock.now();
+  const code = newCredential(now);
   await ctx.store.codes.insert({
-    codeHash: sha256Hex(code),
+    codeHash: credentialKey(code),
     clientId: request.app.clientId,
     uin: session.uin,
     redirectUri: request.redirectUri,

@@ -3,7 +3,7 @@
  * legacy JSON one (SPEC §4). Read top to bottom: each requirement is one `if`.
  */
 import type { AppContext } from '../../app-context.js';
-import { sha256Hex } from '../../domain/crypto.js';
+import { credentialKey } from '../credentials.js';
 import type { AppRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { PKCE_VALUE, verifierMatches } from '../pkce.js';
@@ -45,7 +45,7 @@ export async function exchangeAuthorizationCode(
     throw new InvalidRequest('redirect_uri is required: it was part of the authorization request');
   }
 
-  const codeHash = sha256Hex(exchange.code);
+  const codeHash = credentialKey(exchange.code);
   const code = await ctx.store.codes.find(codeHash);
   const now = ctx.clock.now();
 

@@ -3,7 +3,7 @@
  * whole family (RFC 9700 §4.14.2, SPEC §6).
  */
 import type { AppContext } from '../../app-context.js';
-import { sha256Hex } from '../../domain/crypto.js';
+import { credentialKey } from '../credentials.js';
 import type { AppRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.js';
 import { scopeTokens } from '../scopes.js';
@@ -33,7 +33,7 @@ export async function exchangeRefreshToken(
   // RFC 6749 §6: refresh_token is REQUIRED.
   if (exchange.refreshToken === undefined) throw new InvalidRequest('refresh_token is required');
 
-  const oldHash = sha256Hex(exchange.refreshToken);
+  const oldHash = credentialKey(exchange.refreshToken);
   const old = await ctx.store.tokens.findRefreshToken(oldHash);
   const now = ctx.clock.now();
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { sha256Hex } from '../../../domain/crypto.js';
+import { credentialKey } from '../../../oauth/credentials.js';
 import { INVALID_ACCESS_TOKEN, bearerToken } from '../../../oauth/bearer.js';
 import { InvalidToken } from '../../../oauth/errors.js';
 import { userView } from '../../../domain/users.js';
@@ -31,7 +31,7 @@ export const legacyGetUserInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       // RFC 6750 §2.1: Authorization: Bearer <token>.
       const token = bearerToken(request.headers.authorization);
-      const owner = await ctx.store.tokens.findActiveOwner(sha256Hex(token), ctx.clock.now());
+      const owner = await ctx.store.tokens.findActiveOwner(credentialKey(token), ctx.clock.now());
       // RFC 6750 §3.1 invalid_token: "expired, revoked, malformed, or invalid".
       if (!owner) throw new InvalidToken(INVALID_ACCESS_TOKEN);
       // The response schema puts the keys in SPEC §5's order (created_at, uin, user_group).

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { sha256Hex } from '../../../domain/crypto.js';
+import { credentialKey } from '../../../oauth/credentials.js';
 import { INVALID_ACCESS_TOKEN, bearerToken } from '../../../oauth/bearer.js';
 import { InvalidToken } from '../../../oauth/errors.js';
 import type { FastifyRequest } from 'fastify';
@@ -19,7 +19,7 @@ const UserInfoResponse = Type.Object({
 export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   const handler = async (request: FastifyRequest) => {
     const token = bearerToken(request.headers.authorization);
-    const owner = await ctx.store.tokens.findActiveOwner(sha256Hex(token), ctx.clock.now());
+    const owner = await ctx.store.tokens.findActiveOwner(credentialKey(token), ctx.clock.now());
     // RFC 6750 §3.1 invalid_token.
     if (!owner) throw new InvalidToken(INVALID_ACCESS_TOKEN);
     const { user } = owner;
