@@ -12,6 +12,7 @@ import type {
   AuthorizationCodeRecord,
   CodeChallengeMethod,
   CodeRepository,
+  CodeWithGrantor,
   ConsentRecord,
   ConsentRepository,
   ConsentWithApp,
@@ -93,6 +94,38 @@ export function toActiveTokenOwner(row: ActiveTokenOwnerRow): ActiveTokenOwner {
       userGroup: row.user_group as UserGroup,
       createdAt: Number(row.user_created_at),
     },
+  };
+}
+
+/** The code's columns, then its user's under a `user_` prefix (null when the user is gone). */
+export type CodeWithGrantorRow = Selectable<Database['authorization_codes']> & {
+  user_password_hash: string | null;
+  user_group: string | null;
+  user_created_at: number | null;
+  user_disabled: number | null;
+};
+
+export const CODE_WITH_GRANTOR_SQL = (param: (n: number) => string): string => `
+  select c.*, u.password_hash as user_password_hash, u.user_group, u.created_at as user_created_at,
+         u.disabled as user_disabled
+    from authorization_codes c
+    left join users u on u.uin = c.uin
+   where c.code_hash = ${param(1)}`;
+
+export function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
+  const { user_password_hash, user_group, user_created_at, user_disabled, ...code } = row;
+  return {
+    code: toCode(code),
+    user:
+      user_password_hash === null || user_group === null || user_created_at === null || user_disabled === null
+        ? undefined
+        : toUser({
+            uin: code.uin,
+            password_hash: user_password_hash,
+            user_group,
+            created_at: user_created_at,
+            disabled: user_disabled,
+          }),
   };
 }
 
@@ -375,6 +408,22 @@ export class Codes implements CodeRepository {
       .where('code_hash', '=', codeHash)
       .executeTakeFirst();
     return row && toCode(row);
+  }
+
+  async findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined> {
+    const row = await this.db
+      .selectFrom('authorization_codes as c')
+      .leftJoin('users as u', 'u.uin', 'c.uin')
+      .selectAll('c')
+      .select([
+        'u.password_hash as user_password_hash',
+        'u.user_group',
+        'u.created_at as user_created_at',
+        'u.disabled as user_disabled',
+      ])
+      .where('c.code_hash', '=', codeHash)
+      .executeTakeFirst();
+    return row && toCodeWithGrantor(row);
   }
 }
 

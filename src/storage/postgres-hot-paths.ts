@@ -1,8 +1,11 @@
 /**
  * PostgreSQL versions of the benchmarked queries as named prepared statements on the pool (parsed and planned
- * once per connection), skipping the query builder. Redeeming a code is ONE statement — data-modifying CTEs
- * mark the code used and insert the tokens only if it was unused — so it is atomic without an explicit
- * transaction and costs one round trip.
+ * once per connection), skipping the query builder.
+ *
+ * The hot look-ups (client, code, token owner) are coalesced: every look-up of one kind that arrives in one
+ * turn of the event loop is answered by one query over `unnest($1) with ordinality` (turn-batcher.ts), since
+ * the round trip, not the query, is what costs. Redeeming a code is ONE statement — data-modifying CTEs mark
+ * the code used and insert the tokens only if it was unused — so it is atomic without an explicit transaction.
  */
 import type { Kysely, Selectable } from 'kysely';
 import type pg from 'pg';
@@ -11,24 +14,39 @@ import {
   Codes,
   Tokens,
   Users,
-  ACTIVE_TOKEN_OWNER_SQL,
   type ActiveTokenOwnerRow,
+  type CodeWithGrantorRow,
   accessTokenRow,
   refreshTokenRow,
   toActiveTokenOwner,
   toApp,
-  toCode,
+  toCodeWithGrantor,
   toUser,
 } from './kysely-store.js';
 import type { Database } from './schema.js';
+import { TurnBatcher } from './turn-batcher.js';
 import type {
   AccessTokenRecord,
   ActiveTokenOwner,
   AppRecord,
-  AuthorizationCodeRecord,
+  CodeWithGrantor,
   RefreshTokenRecord,
   UserRecord,
 } from './store.js';
+
+/** A batched query's rows carry `i`, the 1-based position of the key they answer. */
+type Numbered<R> = R & { i: number };
+
+/** One value per key, in the keys' order: the mapped row numbered `i`, or undefined when none matched. */
+function byPosition<R, V>(
+  count: number,
+  rows: readonly Numbered<R>[],
+  map: (row: R) => V,
+): (V | undefined)[] {
+  const values = new Array<V | undefined>(count).fill(undefined);
+  for (const row of rows) values[Number(row.i) - 1] = map(row);
+  return values;
+}
 
 export class PostgresUsers extends Users {
   constructor(
@@ -48,112 +66,187 @@ export class PostgresUsers extends Users {
   }
 }
 
+const FIND_APPS = `
+  select q.i, a.*
+    from unnest($1::text[]) with ordinality as q(client_id, i)
+    join apps a on a.client_id = q.client_id`;
+
 export class PostgresApps extends Apps {
-  constructor(
-    db: Kysely<Database>,
-    private readonly pool: pg.Pool,
-  ) {
+  private readonly batch: TurnBatcher<string, AppRecord | undefined>;
+
+  constructor(db: Kysely<Database>, pool: pg.Pool) {
     super(db);
+    this.batch = new TurnBatcher(async (clientIds) => {
+      const { rows } = await pool.query<Numbered<Selectable<Database['apps']>>>({
+        name: 'campus_sso_find_apps',
+        text: FIND_APPS,
+        values: [clientIds],
+      });
+      return byPosition(clientIds.length, rows, toApp);
+    });
   }
 
-  override async find(clientId: string): Promise<AppRecord | undefined> {
-    const { rows } = await this.pool.query<Selectable<Database['apps']>>({
-      name: 'campus_sso_find_app',
-      text: 'select * from apps where client_id = $1',
-      values: [clientId],
-    });
-    return rows[0] && toApp(rows[0]);
+  override find(clientId: string): Promise<AppRecord | undefined> {
+    return this.batch.load(clientId);
   }
 }
+
+const FIND_CODES_WITH_GRANTOR = `
+  select q.i, c.*, u.password_hash as user_password_hash, u.user_group, u.created_at as user_created_at,
+         u.disabled as user_disabled
+    from unnest($1::text[]) with ordinality as q(code_hash, i)
+    join authorization_codes c on c.code_hash = q.code_hash
+    left join users u on u.uin = c.uin`;
 
 export class PostgresCodes extends Codes {
-  constructor(
-    db: Kysely<Database>,
-    private readonly pool: pg.Pool,
-  ) {
+  private readonly batch: TurnBatcher<string, CodeWithGrantor | undefined>;
+
+  constructor(db: Kysely<Database>, pool: pg.Pool) {
     super(db);
+    this.batch = new TurnBatcher(async (codeHashes) => {
+      const { rows } = await pool.query<Numbered<CodeWithGrantorRow>>({
+        name: 'campus_sso_find_codes_with_grantor',
+        text: FIND_CODES_WITH_GRANTOR,
+        values: [codeHashes],
+      });
+      return byPosition(codeHashes.length, rows, toCodeWithGrantor);
+    });
   }
 
-  override async find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
-    const { rows } = await this.pool.query<Selectable<Database['authorization_codes']>>({
-      name: 'campus_sso_find_code',
-      text: 'select * from authorization_codes where code_hash = $1',
-      values: [codeHash],
-    });
-    return rows[0] && toCode(rows[0]);
+  override findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined> {
+    return this.batch.load(codeHash);
   }
 }
 
-const FIND_ACTIVE_OWNER = ACTIVE_TOKEN_OWNER_SQL((n) => `$${n}`);
+/** The SQLite statement's conditions (ACTIVE_TOKEN_OWNER_SQL), for many tokens, each checked at its own `now`. */
+const FIND_ACTIVE_OWNERS = `
+  select q.i, t.client_id, t.scope, t.created_at, t.expires_at, u.uin, u.user_group,
+         u.created_at as user_created_at
+    from unnest($1::text[], $2::bigint[]) with ordinality as q(token_hash, now, i)
+    join access_tokens t on t.token_hash = q.token_hash
+    join users u on u.uin = t.uin
+    join apps a on a.client_id = t.client_id
+   where t.revoked = 0 and t.expires_at > q.now and u.disabled = 0 and a.disabled = 0`;
 
-/** $1 now, $2 code hash, $3–$10 the access token, $11–$21 the refresh token (all null when none). */
-const REDEEM_CODE = `
-  with used as (
-    update authorization_codes set used_at = $1 where code_hash = $2 and used_at is null returning code_hash
+/**
+ * Redeems a batch of codes in one statement: $1 the codes, $2 the times, $3–$10 the access tokens' columns,
+ * $11–$21 the refresh tokens' (null where none). A code is marked used only if it was unused, and only those
+ * marked get their tokens; the answer lists the positions (`i`) redeemed.
+ */
+const REDEEM_CODES = `
+  with input as (
+    select * from unnest($1::text[], $2::bigint[],
+                         $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[],
+                         $10::bigint[],
+                         $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[], $16::bigint[],
+                         $17::text[], $18::bigint[], $19::bigint[], $20::bigint[], $21::integer[])
+      with ordinality as q(code_hash, now,
+                           token_hash, client_id, uin, scope, token_code_hash, family_id, created_at, expires_at,
+                           r_token_hash, r_family_id, r_client_id, r_uin, r_scope, r_auth_time, r_code_hash,
+                           r_created_at, r_expires_at, r_rotated_at, r_revoked, i)
+  ), used as (
+    update authorization_codes c set used_at = input.now
+      from input
+     where c.code_hash = input.code_hash and c.used_at is null
+    returning input.i
   ), access as (
     insert into access_tokens (token_hash, client_id, uin, scope, code_hash, family_id, created_at, expires_at, revoked)
-    select $3::text, $4::text, $5::bigint, $6::text, $7::text, $8::text, $9::bigint, $10::bigint, 0 from used
+    select input.token_hash, input.client_id, input.uin, input.scope, input.token_code_hash, input.family_id,
+           input.created_at, input.expires_at, 0
+      from input join used on used.i = input.i
   ), refresh as (
     insert into refresh_tokens (token_hash, family_id, client_id, uin, scope, auth_time, code_hash, created_at,
                                 expires_at, rotated_at, revoked)
-    select $11::text, $12::text, $13::text, $14::bigint, $15::text, $16::bigint, $17::text, $18::bigint,
-           $19::bigint, $20::bigint, $21::integer
-      from used where $11::text is not null
+    select input.r_token_hash, input.r_family_id, input.r_client_id, input.r_uin, input.r_scope,
+           input.r_auth_time, input.r_code_hash, input.r_created_at, input.r_expires_at, input.r_rotated_at,
+           input.r_revoked
+      from input join used on used.i = input.i
+     where input.r_token_hash is not null
   )
-  select count(*) as redeemed from used`;
+  select i from used`;
+
+interface Redemption {
+  readonly codeHash: string;
+  readonly now: number;
+  readonly access: Selectable<Database['access_tokens']>;
+  readonly refresh: Selectable<Database['refresh_tokens']> | undefined;
+}
+
+/** REDEEM_CODES' parameters: one array per column. */
+function redemptionColumns(batch: readonly Redemption[]): unknown[][] {
+  const column = <T>(pick: (r: Redemption) => T): T[] => batch.map(pick);
+  return [
+    column((r) => r.codeHash),
+    column((r) => r.now),
+    column((r) => r.access.token_hash),
+    column((r) => r.access.client_id),
+    column((r) => r.access.uin),
+    column((r) => r.access.scope),
+    column((r) => r.access.code_hash),
+    column((r) => r.access.family_id),
+    column((r) => r.access.created_at),
+    column((r) => r.access.expires_at),
+    column((r) => r.refresh?.token_hash ?? null),
+    column((r) => r.refresh?.family_id ?? null),
+    column((r) => r.refresh?.client_id ?? null),
+    column((r) => r.refresh?.uin ?? null),
+    column((r) => r.refresh?.scope ?? null),
+    column((r) => r.refresh?.auth_time ?? null),
+    column((r) => r.refresh?.code_hash ?? null),
+    column((r) => r.refresh?.created_at ?? null),
+    column((r) => r.refresh?.expires_at ?? null),
+    column((r) => r.refresh?.rotated_at ?? null),
+    column((r) => r.refresh?.revoked ?? null),
+  ];
+}
 
 export class PostgresTokens extends Tokens {
+  private readonly owners: TurnBatcher<{ tokenHash: string; now: number }, ActiveTokenOwner | undefined>;
+  private readonly redemptions: TurnBatcher<Redemption, boolean>;
+
   constructor(
     db: Kysely<Database>,
     private readonly pool: pg.Pool,
   ) {
     super(db);
-  }
-
-  override async findActiveOwner(tokenHash: string, now: number): Promise<ActiveTokenOwner | undefined> {
-    const { rows } = await this.pool.query<ActiveTokenOwnerRow>({
-      name: 'campus_sso_find_active_owner',
-      text: FIND_ACTIVE_OWNER,
-      values: [tokenHash, now],
+    this.owners = new TurnBatcher(async (keys) => {
+      const { rows } = await pool.query<Numbered<ActiveTokenOwnerRow>>({
+        name: 'campus_sso_find_active_owners',
+        text: FIND_ACTIVE_OWNERS,
+        values: [keys.map((key) => key.tokenHash), keys.map((key) => key.now)],
+      });
+      return byPosition(keys.length, rows, toActiveTokenOwner);
     });
-    return rows[0] && toActiveTokenOwner(rows[0]);
+    // Redemptions of one turn commit together; the same code twice in a turn goes into two statements.
+    this.redemptions = new TurnBatcher(
+      async (batch) => {
+        const { rows } = await pool.query<{ i: number }>({
+          name: 'campus_sso_redeem_codes',
+          text: REDEEM_CODES,
+          values: redemptionColumns(batch),
+        });
+        const redeemed = new Set(rows.map((row) => Number(row.i)));
+        return batch.map((_, index) => redeemed.has(index + 1));
+      },
+      { identity: (redemption) => redemption.codeHash },
+    );
   }
 
-  override async redeemCode(
+  override findActiveOwner(tokenHash: string, now: number): Promise<ActiveTokenOwner | undefined> {
+    return this.owners.load({ tokenHash, now });
+  }
+
+  override redeemCode(
     codeHash: string,
     now: number,
     accessToken: AccessTokenRecord,
     refreshToken: RefreshTokenRecord | undefined,
   ): Promise<boolean> {
-    const access = accessTokenRow(accessToken);
-    const refresh = refreshToken ? refreshTokenRow(refreshToken) : undefined;
-    const { rows } = await this.pool.query<{ redeemed: number }>({
-      name: 'campus_sso_redeem_code',
-      text: REDEEM_CODE,
-      values: [
-        now,
-        codeHash,
-        access.token_hash,
-        access.client_id,
-        access.uin,
-        access.scope,
-        access.code_hash,
-        access.family_id,
-        access.created_at,
-        access.expires_at,
-        refresh?.token_hash ?? null,
-        refresh?.family_id ?? null,
-        refresh?.client_id ?? null,
-        refresh?.uin ?? null,
-        refresh?.scope ?? null,
-        refresh?.auth_time ?? null,
-        refresh?.code_hash ?? null,
-        refresh?.created_at ?? null,
-        refresh?.expires_at ?? null,
-        refresh?.rotated_at ?? null,
-        refresh?.revoked ?? null,
-      ],
+    return this.redemptions.load({
+      codeHash,
+      now,
+      access: accessTokenRow(accessToken),
+      refresh: refreshToken ? refreshTokenRow(refreshToken) : undefined,
     });
-    return Number(rows[0]?.redeemed ?? 0) > 0;
   }
 }

@@ -3,8 +3,8 @@
  * as prepared better-sqlite3 statements: the query builder costs ~10× the query itself here.
  *
  * Code redemptions are group-committed: those that arrive in the same turn of the event loop are written in
- * one transaction (each in its own savepoint, so one failure cannot undo another), and each caller is
- * answered only after that transaction committed. They share the connection Kysely uses; that is safe because
+ * one transaction (should one fail, each runs again alone, so one failure cannot undo another), and each
+ * caller is answered only after that transaction committed. They share the connection Kysely uses; that is safe because
  * better-sqlite3 is synchronous, so a Kysely transaction never leaves the event loop half-way through.
  */
 import type BetterSqlite3 from 'better-sqlite3';
@@ -15,12 +15,14 @@ import {
   Tokens,
   Users,
   ACTIVE_TOKEN_OWNER_SQL,
+  CODE_WITH_GRANTOR_SQL,
   type ActiveTokenOwnerRow,
+  type CodeWithGrantorRow,
   accessTokenRow,
   refreshTokenRow,
   toActiveTokenOwner,
   toApp,
-  toCode,
+  toCodeWithGrantor,
   toUser,
 } from './kysely-store.js';
 import type { Database } from './schema.js';
@@ -28,7 +30,7 @@ import type {
   AccessTokenRecord,
   ActiveTokenOwner,
   AppRecord,
-  AuthorizationCodeRecord,
+  CodeWithGrantor,
   RefreshTokenRecord,
   UserRecord,
 } from './store.js';
@@ -125,16 +127,19 @@ export class SqliteApps extends Apps {
 }
 
 export class SqliteCodes extends Codes {
-  private readonly findStatement: () => Statement;
+  private readonly withGrantorStatement: () => Statement;
 
   constructor(db: Kysely<Database>, database: BetterSqlite3.Database) {
     super(db);
-    this.findStatement = lazy(database, 'select * from authorization_codes where code_hash = ?');
+    this.withGrantorStatement = lazy(
+      database,
+      CODE_WITH_GRANTOR_SQL(() => '?'),
+    );
   }
 
-  override async find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
-    const row = this.findStatement().get(codeHash) as Selectable<Database['authorization_codes']> | undefined;
-    return row && toCode(row);
+  override async findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined> {
+    const row = this.withGrantorStatement().get(codeHash) as CodeWithGrantorRow | undefined;
+    return row && toCodeWithGrantor(row);
   }
 }
 

@@ -173,9 +173,17 @@ export interface SessionRepository {
   deleteForUser(uin: number, keepIdHash?: string): Promise<void>;
 }
 
+/** A code with the user who granted it (undefined if that user has since been deleted). */
+export interface CodeWithGrantor {
+  readonly code: AuthorizationCodeRecord;
+  readonly user: UserRecord | undefined;
+}
+
 export interface CodeRepository {
   insert(code: AuthorizationCodeRecord): Promise<void>;
   find(codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
+  /** The code exchange's read: the code and its user in one query (one round trip on PostgreSQL). */
+  findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined>;
 }
 
 export interface TokenRepository {

@@ -466,6 +466,26 @@ describe.each(DATABASES)('Store on %s', (database) => {
         expect(await store.codes.find(bare.codeHash)).toEqual(bare);
         expect(await store.codes.find('unknown')).toBeUndefined();
       });
+
+      it('finds a code together with the user who granted it, in one query', async () => {
+        const { uin, clientId } = await userAndApp(MAX_UIN);
+        const granted = code(clientId, uin);
+        await store.codes.insert(granted);
+        expect(await store.codes.findWithGrantor(granted.codeHash)).toEqual({
+          code: granted,
+          user: user(MAX_UIN),
+        });
+        await store.users.update(MAX_UIN, { disabled: true });
+        expect((await store.codes.findWithGrantor(granted.codeHash))?.user?.disabled).toBe(true);
+        expect(await store.codes.findWithGrantor('unknown')).toBeUndefined();
+      });
+
+      it('finds a code whose user no longer exists, without a user', async () => {
+        const { clientId } = await userAndApp(QQ_UIN);
+        const orphan = code(clientId, QQ_UIN + 1);
+        await store.codes.insert(orphan);
+        expect(await store.codes.findWithGrantor(orphan.codeHash)).toEqual({ code: orphan, user: undefined });
+      });
     });
 
     describe('tokens', () => {
@@ -566,6 +586,82 @@ describe.each(DATABASES)('Store on %s', (database) => {
         expect(await store.tokens.findActiveOwner(rotatedAccess.tokenHash, NOW)).toBeUndefined();
         expect((await store.tokens.findAccessToken(otherAccess.tokenHash))?.revoked).toBe(false);
         expect((await store.tokens.findRefreshToken(otherRefresh.tokenHash))?.revoked).toBe(false);
+      });
+
+      it('redeemCode redeems many codes submitted in one turn, each with its own tokens', async () => {
+        const { uin, clientId } = await userAndApp();
+        const codes = Array.from({ length: 40 }, () => code(clientId, uin));
+        for (const c of codes) await store.codes.insert(c);
+        const issued = codes.map((c, i) => ({
+          access: accessToken(clientId, uin, { codeHash: c.codeHash, scope: `s${i}` }),
+          refresh: i % 2 === 0 ? refreshToken(clientId, uin, { codeHash: c.codeHash }) : undefined,
+        }));
+        const results = await Promise.all(
+          codes.map((c, i) =>
+            store.tokens.redeemCode(c.codeHash, NOW + i, issued[i]!.access, issued[i]!.refresh),
+          ),
+        );
+        expect(results).toEqual(codes.map(() => true));
+        for (const [i, c] of codes.entries()) {
+          expect((await store.codes.find(c.codeHash))?.usedAt).toBe(NOW + i);
+          expect(await store.tokens.findAccessToken(issued[i]!.access.tokenHash)).toEqual(issued[i]!.access);
+          const refresh = issued[i]!.refresh;
+          if (refresh) expect(await store.tokens.findRefreshToken(refresh.tokenHash)).toEqual(refresh);
+        }
+      });
+
+      it('findActiveOwner answers many look-ups made in one turn, each its own answer', async () => {
+        const { uin, clientId } = await userAndApp(QQ_UIN);
+        const live = [accessToken(clientId, uin), accessToken(clientId, uin)];
+        const expired = accessToken(clientId, uin, { expiresAt: NOW + 10 });
+        for (const t of [...live, expired]) {
+          const c = code(clientId, uin);
+          await store.codes.insert(c);
+          expect(await store.tokens.redeemCode(c.codeHash, NOW, t, undefined)).toBe(true);
+        }
+        const lookups: [string, number][] = [
+          [live[0]!.tokenHash, NOW],
+          ['unknown', NOW],
+          [expired.tokenHash, NOW],
+          [live[1]!.tokenHash, NOW],
+          [expired.tokenHash, NOW + 10],
+          [live[0]!.tokenHash, NOW],
+        ];
+        const owners = await Promise.all(lookups.map(([hash, at]) => store.tokens.findActiveOwner(hash, at)));
+        expect(owners.map((owner) => owner?.user.uin)).toEqual([
+          QQ_UIN,
+          undefined,
+          QQ_UIN,
+          QQ_UIN,
+          undefined,
+          QQ_UIN,
+        ]);
+        expect(owners[3]?.token.scope).toBe(live[1]!.scope);
+      });
+
+      it('finds apps and codes asked for in one turn, each its own answer', async () => {
+        const first = await userAndApp(10001);
+        const second = await userAndApp(10002);
+        const codes = [code(first.clientId, first.uin), code(second.clientId, second.uin)];
+        for (const c of codes) await store.codes.insert(c);
+        const apps = await Promise.all(
+          [second.clientId, 'unknown', first.clientId, second.clientId].map((id) => store.apps.find(id)),
+        );
+        expect(apps.map((a) => a?.clientId)).toEqual([
+          second.clientId,
+          undefined,
+          first.clientId,
+          second.clientId,
+        ]);
+        const found = await Promise.all(
+          [codes[1]!.codeHash, 'unknown', codes[0]!.codeHash].map((h) => store.codes.findWithGrantor(h)),
+        );
+        expect(found.map((f) => f?.code.codeHash)).toEqual([
+          codes[1]!.codeHash,
+          undefined,
+          codes[0]!.codeHash,
+        ]);
+        expect(found.map((f) => f?.user?.uin)).toEqual([second.uin, undefined, first.uin]);
       });
 
       describe('findActiveOwner', () => {

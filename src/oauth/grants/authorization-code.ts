@@ -46,11 +46,13 @@ export async function exchangeAuthorizationCode(
   }
 
   const codeHash = credentialKey(exchange.code);
-  const code = await ctx.store.codes.find(codeHash);
+  // The code and the user who granted it, read together (one round trip instead of two on PostgreSQL).
+  const found = await ctx.store.codes.findWithGrantor(codeHash);
   const now = ctx.clock.now();
 
   // RFC 6749 §5.2 invalid_grant: "The provided authorization grant … is invalid".
-  if (!code) throw new InvalidGrant('the authorization code is invalid');
+  if (!found) throw new InvalidGrant('the authorization code is invalid');
+  const { code, user } = found;
   // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated confidential client".
   // Same words as an unknown code: another client learns nothing about codes that are not its own.
   if (code.clientId !== client.clientId) throw new InvalidGrant('the authorization code is invalid');
@@ -90,7 +92,6 @@ export async function exchangeAuthorizationCode(
   }
 
   // A user disabled since signing in gets no tokens (SPEC §1).
-  const user = await ctx.store.users.find(code.uin);
   if (!user || user.disabled) throw new InvalidGrant('the user who granted this code is disabled');
 
   const grant: TokenGrant = { clientId: client.clientId, uin: code.uin, scope: code.scope, codeHash };
