@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 /** The `campus-sso` command (SPEC §8). */
 import { ConfigError, loadConfig } from './config/config.js';
 import { appAdd, migrate, serve, userAdd } from './cli/commands.js';

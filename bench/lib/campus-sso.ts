@@ -3,7 +3,7 @@
  * started as `node dist/src/cli.js serve` in its own process.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CampusDatabase } from './campus-db.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
@@ -109,13 +109,23 @@ export interface CampusStartOptions {
   readonly cpuProfileDir?: string;
 }
 
+/**
+ * The Node flags the `campus-sso` command runs with: those of its `#!/usr/bin/env -S node …` line, which
+ * `npm start` repeats. The bench starts the server exactly so.
+ */
+export function serverNodeFlags(): string[] {
+  const shebang = readFileSync(CLI, 'utf8').split('\n', 1)[0] ?? '';
+  const words = shebang.replace(/^#!/, '').trim().split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+}
+
 export async function startCampus(
   database: CampusDatabase,
   name: string,
   options: CampusStartOptions = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const nodeFlags: string[] = [];
+  const nodeFlags = serverNodeFlags();
   if (options.cpuProfileDir !== undefined) {
     mkdirSync(options.cpuProfileDir, { recursive: true });
     nodeFlags.push(

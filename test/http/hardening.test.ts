@@ -478,6 +478,20 @@ describe.each(DATABASES)('hardening on %s', (database) => {
       expect(text).toMatch(/^campus_sso_http_request_duration_seconds_bucket\{/m);
     });
 
+    it('counts every answer and times it, per route and status', async () => {
+      const count = async (): Promise<number[]> => {
+        const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        return [
+          /^campus_sso_http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)$/m,
+          /^campus_sso_http_request_duration_seconds_count\{route="\/healthz"\} (\d+)$/m,
+        ].map((pattern) => Number(pattern.exec(text)?.[1] ?? 0));
+      };
+      await fetch(`${server.baseUrl}/healthz`);
+      const before = await count();
+      for (let i = 0; i < 3; i++) await fetch(`${server.baseUrl}/healthz`);
+      expect(await count()).toEqual(before.map((n) => n + 3));
+    });
+
     it('never leaks query strings or tokens into metric labels', async () => {
       await fetch(`${server.baseUrl}/v1/oauth2/app-info?client_id=SECRETSECRET1234&redirect_uri=x`);
       await fetch(`${server.baseUrl}/no/such/SECRETPATH`);
