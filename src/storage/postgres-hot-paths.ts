@@ -37,15 +37,34 @@ import type {
 /** A batched query's rows carry `i`, the 1-based position of the key they answer. */
 type Numbered<R> = R & { i: number };
 
-/** One value per key, in the keys' order: the mapped row numbered `i`, or undefined when none matched. */
-function byPosition<R, V>(
-  count: number,
-  rows: readonly Numbered<R>[],
-  map: (row: R) => V,
-): (V | undefined)[] {
-  const values = new Array<V | undefined>(count).fill(undefined);
-  for (const row of rows) values[Number(row.i) - 1] = map(row);
-  return values;
+interface BatchedLookup<K, R, V> {
+  /** The prepared statement's name. */
+  readonly name: string;
+  /** A query over `unnest($1, …) with ordinality as q(…, i)` whose rows carry `q.i`. */
+  readonly text: string;
+  /** The statement's parameters: one array per key column. */
+  readonly parameters: (keys: readonly K[]) => unknown[];
+  readonly map: (row: R) => V;
+}
+
+/**
+ * A look-up coalesced per turn: each key is answered by the mapped row numbered with its position, or
+ * undefined when none matched.
+ */
+function batchedLookup<K, R, V>(
+  pool: pg.Pool,
+  lookup: BatchedLookup<K, R, V>,
+): TurnBatcher<K, V | undefined> {
+  return new TurnBatcher(async (keys) => {
+    const { rows } = await pool.query<Numbered<R>>({
+      name: lookup.name,
+      text: lookup.text,
+      values: lookup.parameters(keys),
+    });
+    const values = new Array<V | undefined>(keys.length).fill(undefined);
+    for (const row of rows) values[Number(row.i) - 1] = lookup.map(row);
+    return values;
+  });
 }
 
 export class PostgresUsers extends Users {
@@ -76,13 +95,11 @@ export class PostgresApps extends Apps {
 
   constructor(db: Kysely<Database>, pool: pg.Pool) {
     super(db);
-    this.batch = new TurnBatcher(async (clientIds) => {
-      const { rows } = await pool.query<Numbered<Selectable<Database['apps']>>>({
-        name: 'campus_sso_find_apps',
-        text: FIND_APPS,
-        values: [clientIds],
-      });
-      return byPosition(clientIds.length, rows, toApp);
+    this.batch = batchedLookup(pool, {
+      name: 'campus_sso_find_apps',
+      text: FIND_APPS,
+      parameters: (clientIds: readonly string[]) => [clientIds],
+      map: (row: Selectable<Database['apps']>) => toApp(row),
     });
   }
 
@@ -103,13 +120,11 @@ export class PostgresCodes extends Codes {
 
   constructor(db: Kysely<Database>, pool: pg.Pool) {
     super(db);
-    this.batch = new TurnBatcher(async (codeHashes) => {
-      const { rows } = await pool.query<Numbered<CodeWithGrantorRow>>({
-        name: 'campus_sso_find_codes_with_grantor',
-        text: FIND_CODES_WITH_GRANTOR,
-        values: [codeHashes],
-      });
-      return byPosition(codeHashes.length, rows, toCodeWithGrantor);
+    this.batch = batchedLookup(pool, {
+      name: 'campus_sso_find_codes_with_grantor',
+      text: FIND_CODES_WITH_GRANTOR,
+      parameters: (codeHashes: readonly string[]) => [codeHashes],
+      map: (row: CodeWithGrantorRow) => toCodeWithGrantor(row),
     });
   }
 
@@ -209,13 +224,14 @@ export class PostgresTokens extends Tokens {
     private readonly pool: pg.Pool,
   ) {
     super(db);
-    this.owners = new TurnBatcher(async (keys) => {
-      const { rows } = await pool.query<Numbered<ActiveTokenOwnerRow>>({
-        name: 'campus_sso_find_active_owners',
-        text: FIND_ACTIVE_OWNERS,
-        values: [keys.map((key) => key.tokenHash), keys.map((key) => key.now)],
-      });
-      return byPosition(keys.length, rows, toActiveTokenOwner);
+    this.owners = batchedLookup(pool, {
+      name: 'campus_sso_find_active_owners',
+      text: FIND_ACTIVE_OWNERS,
+      parameters: (keys: readonly { tokenHash: string; now: number }[]) => [
+        keys.map((key) => key.tokenHash),
+        keys.map((key) => key.now),
+      ],
+      map: (row: ActiveTokenOwnerRow) => toActiveTokenOwner(row),
     });
     // Redemptions of one turn commit together; the same code twice in a turn goes into two statements.
     this.redemptions = new TurnBatcher(
