@@ -85,6 +85,40 @@ describe('GET /#/admin (management page)', () => {
   });
 });
 
+describe('#/admin on a phone (375 px)', () => {
+  /** Every button of the row is on screen, without scrolling sideways. */
+  async function expectButtonsOnScreen(page: Page, testId: string, rowText: string): Promise<number> {
+    const row = page.getByTestId(testId).getByRole('row').filter({ hasText: rowText });
+    await row.waitFor();
+    const boxes = await Promise.all(
+      (await row.getByRole('button').all()).map((button) => button.boundingBox()),
+    );
+    for (const box of boxes) {
+      expect(box).not.toBeNull();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+    }
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    return boxes.length;
+  }
+
+  it('shows each app and user as a card whose actions fit the screen', async () => {
+    const { page, context } = await openPage(browser, sso);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await signInByApi(page, ADMIN);
+    await openAdmin(page);
+    expect(await expectButtonsOnScreen(page, 'apps-table', 'Library')).toBe(4);
+    await page.getByRole('tab', { name: 'Users' }).click();
+    expect(await expectButtonsOnScreen(page, 'users-table', String(MEMBER.uin))).toBeGreaterThanOrEqual(2);
+    expect(await page.getByTestId('users-table').getAttribute('class')).toContain('table--stacked');
+    // Back to a wide window, the same page is a table again, which scrolls inside itself if it must.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByTestId('users-table').locator('thead').getByText('UIN').waitFor();
+    expect(await page.getByTestId('users-table').getAttribute('class')).not.toContain('table--stacked');
+    await context.close();
+  });
+});
+
 describe('OAuth 2 applications panel', () => {
   let tp: TestPage;
 
@@ -135,6 +169,7 @@ describe('OAuth 2 applications panel', () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshots(page, 'admin-credentials');
     await dialog.getByRole('button', { name: 'I have saved the secret' }).click();
+    await dialog.waitFor({ state: 'hidden' });
 
     const row = page.getByTestId('apps-table').getByRole('row').filter({ hasText: clientId });
     await row.waitFor();
