@@ -4,8 +4,9 @@
  *
  * The hot look-ups (client, code, token owner) are coalesced: every look-up of one kind that arrives in one
  * turn of the event loop is answered by one query over `unnest($1) with ordinality` (turn-batcher.ts), since
- * the round trip, not the query, is what costs. Redeeming a code is ONE statement — data-modifying CTEs mark
- * the code used and insert the tokens only if it was unused — so it is atomic without an explicit transaction.
+ * the round trip, not the query, is what costs. The redemptions of a turn are likewise ONE statement —
+ * data-modifying CTEs mark each code used and insert its tokens only if it was unused — so they are atomic
+ * without an explicit transaction, and a code sent twice in one turn goes into two statements.
  */
 import type { Kysely, Selectable } from 'kysely';
 import type pg from 'pg';
@@ -219,10 +220,7 @@ export class PostgresTokens extends Tokens {
   private readonly owners: TurnBatcher<{ tokenHash: string; now: number }, ActiveTokenOwner | undefined>;
   private readonly redemptions: TurnBatcher<Redemption, boolean>;
 
-  constructor(
-    db: Kysely<Database>,
-    private readonly pool: pg.Pool,
-  ) {
+  constructor(db: Kysely<Database>, pool: pg.Pool) {
     super(db);
     this.owners = batchedLookup(pool, {
       name: 'campus_sso_find_active_owners',
