@@ -216,6 +216,12 @@ function redemptionColumns(batch: readonly Redemption[]): unknown[][] {
   ];
 }
 
+/** SQLSTATE class 23, integrity constraint violation: the fault of one row, not of the batch. */
+function isIntegrityViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('23');
+}
+
 export class PostgresTokens extends Tokens {
   private readonly owners: TurnBatcher<{ tokenHash: string; now: number }, ActiveTokenOwner | undefined>;
   private readonly redemptions: TurnBatcher<Redemption, boolean>;
@@ -242,7 +248,7 @@ export class PostgresTokens extends Tokens {
         const redeemed = new Set(rows.map((row) => Number(row.i)));
         return batch.map((_, index) => redeemed.has(index + 1));
       },
-      { identity: (redemption) => redemption.codeHash },
+      { identity: (redemption) => redemption.codeHash, retryAlone: isIntegrityViolation },
     );
   }
 

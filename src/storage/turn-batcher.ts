@@ -24,6 +24,12 @@ export interface TurnBatcherOptions<K> {
    * For writes, where a key is a claim (a code redeemed twice in one turn must be redeemed once).
    */
   readonly identity?: (key: K) => string;
+  /**
+   * Whether a failed batch may be the fault of one key (a constraint one key violates): its keys then run
+   * again alone, in arrival order, so that one bad key cannot fail the others. Never for failures every key
+   * shares (the database is down): those fail the batch at once. Default: never.
+   */
+  readonly retryAlone?: (error: unknown) => boolean;
 }
 
 export class TurnBatcher<K, V> {
@@ -31,8 +37,8 @@ export class TurnBatcher<K, V> {
   private readonly maxBatch: number;
 
   /**
-   * @param loadMany answers one value per key, in the keys' order. It must be atomic (one statement): when it
-   *   fails, each key of the batch is tried again alone, so that one bad key cannot fail the others.
+   * @param loadMany answers one value per key, in the keys' order. It must be atomic (one statement), so that
+   *   a failed call has changed nothing and may be tried again.
    */
   constructor(
     private readonly loadMany: LoadMany<K, V>,
@@ -83,13 +89,13 @@ export class TurnBatcher<K, V> {
     try {
       values = await this.loadMany(batch.map((entry) => entry.key));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error);
+      if (batch.length > 1 && this.options.retryAlone?.(error) === true) {
+        // The failed statement changed nothing: each key runs again alone, in arrival order (so an earlier
+        // request wins a clash with a later one), and settles on its own.
+        for (const entry of batch) await this.run([entry]);
         return;
       }
-      // The failed statement changed nothing: each key runs again alone, in arrival order (so an earlier
-      // request wins a clash with a later one), and settles on its own.
-      for (const entry of batch) await this.run([entry]);
+      for (const entry of batch) entry.reject(error);
       return;
     }
     batch.forEach((entry, i) => entry.resolve(values[i] as V));

@@ -45,10 +45,20 @@ describe('TurnBatcher', () => {
 
   it('lets one failing key fail alone: the others are tried again one by one, in order', async () => {
     const { calls, loadMany } = recorder((keys) => keys.includes(13));
-    const batcher = new TurnBatcher(loadMany);
+    const batcher = new TurnBatcher(loadMany, { retryAlone: () => true });
     const outcomes = await Promise.allSettled([1, 13, 3].map((key) => batcher.load(key)));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(outcomes[0]).toEqual({ status: 'fulfilled', value: 2 });
     expect(calls).toEqual([[1, 13, 3], [1], [13], [3]]);
+  });
+
+  it("fails the whole batch at once when the failure is not one key's (the database is down)", async () => {
+    const { calls, loadMany } = recorder(() => true);
+    const batcher = new TurnBatcher(loadMany, {
+      retryAlone: (error) => String(error).includes('constraint'),
+    });
+    const outcomes = await Promise.allSettled([1, 2, 3].map((key) => batcher.load(key)));
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(calls).toEqual([[1, 2, 3]]);
   });
 });
