@@ -6,6 +6,7 @@ import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
 import { registerCsrfCheck } from './plugins/csrf.js';
+import { registerNulCheck } from './plugins/nul-check.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { errorHandler } from './responses.js';
 import { accountRoutes } from './routes/account/index.js';
@@ -51,6 +52,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerBodyParsers(app);
   registerSecurityHeaders(app, ctx.config);
   registerCsrfCheck(app, ctx.config);
+  registerNulCheck(app);
   registerAccessLog(app);
   const registry = registerMetrics(app);
   app.setErrorHandler(errorHandler);

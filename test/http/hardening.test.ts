@@ -223,6 +223,18 @@ describe.each(DATABASES)('hardening on %s', (database) => {
       expect(probe.style === 'envelope' ? [400] : [400, 401]).toContain(answer.status);
     });
 
+    it('answers a NUL character (U+0000) in a field 400 in its own convention, never 500', async () => {
+      const body = valid();
+      const [field] = Object.entries(body).find(([, value]) => typeof value === 'string') ?? [];
+      expect(field).toBeDefined();
+      body[field!] = `${String(body[field!])}\u0000`;
+      const answer = await expectClean4xx(await send(probe, encode(probe, body)), probe.style);
+      expect(answer.status).toBe(400);
+      expect(answer.text).toContain('U+0000');
+      if (probe.style === 'oauth') expect(answer.body.error).toBe('invalid_request');
+      else expect(answer.body.code).toBe(1);
+    });
+
     it('answers a missing field 400 naming the field', async () => {
       const [missing] = Object.keys(valid());
       const body = valid();
@@ -341,6 +353,16 @@ describe.each(DATABASES)('hardening on %s', (database) => {
         await admin.call('GET', `/v1/admin/apps/${encodeURIComponent('<script>')}`),
         'envelope',
       );
+    });
+
+    it.each([
+      '/v1/oauth2/app-info?client_id=%00&redirect_uri=https%3A%2F%2Fa.example%2Fcb',
+      '/v1/oauth2/authorize?response_type=code&client_id=%00&redirect_uri=https%3A%2F%2Fa.example%2Fcb',
+      '/v1/admin/apps/%00',
+    ])('GET %s answers a NUL character 400 code 1, never 500', async (path) => {
+      const answer = await expectClean4xx(await admin.call('GET', path), 'envelope');
+      expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 400, code: 1 });
+      expect(answer.body.msg).toContain('U+0000');
     });
 
     it('GET /v1/oauth2/app-info answers missing parameters 400 code 1 or 3', async () => {

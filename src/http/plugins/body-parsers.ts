@@ -4,19 +4,15 @@
  * rejects it (RFC 6749 §3.1: parameters must not be included more than once).
  */
 import type { FastifyInstance } from 'fastify';
+import { BadInputError } from '../bad-input.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-class BadBodyError extends Error {
-  readonly statusCode = 400;
-  readonly code = 'CAMPUS_SSO_BAD_BODY';
-}
 
 function decodeUtf8(body: Buffer): string {
   try {
     return utf8.decode(body);
   } catch {
-    throw new BadBodyError('the request body is not valid UTF-8');
+    throw new BadInputError('the request body is not valid UTF-8');
   }
 }
 
@@ -24,7 +20,7 @@ function decodeFormComponent(component: string): string {
   try {
     return decodeURIComponent(component.replace(/\+/g, ' '));
   } catch {
-    throw new BadBodyError('the form body has a malformed percent-encoding or invalid UTF-8');
+    throw new BadInputError('the form body has a malformed percent-encoding or invalid UTF-8');
   }
 }
 
@@ -69,7 +65,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text) as unknown);
     } catch {
-      done(new BadBodyError('the body is not valid JSON'), undefined);
+      done(new BadInputError('the body is not valid JSON'), undefined);
     }
   };
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
