@@ -73,14 +73,6 @@ export interface ActiveTokenOwnerRow {
   user_created_at: number;
 }
 
-export const ACTIVE_TOKEN_OWNER_SQL = (param: (n: number) => string): string => `
-  select t.client_id, t.scope, t.created_at, t.expires_at, u.uin, u.user_group, u.created_at as user_created_at
-    from access_tokens t
-    join users u on u.uin = t.uin
-    join apps a on a.client_id = t.client_id
-   where t.token_hash = ${param(1)} and t.revoked = 0 and t.expires_at > ${param(2)}
-     and u.disabled = 0 and a.disabled = 0`;
-
 export function toActiveTokenOwner(row: ActiveTokenOwnerRow): ActiveTokenOwner {
   return {
     token: {
@@ -104,13 +96,6 @@ export type CodeWithGrantorRow = Selectable<Database['authorization_codes']> & {
   user_created_at: number | null;
   user_disabled: number | null;
 };
-
-export const CODE_WITH_GRANTOR_SQL = (param: (n: number) => string): string => `
-  select c.*, u.password_hash as user_password_hash, u.user_group, u.created_at as user_created_at,
-         u.disabled as user_disabled
-    from authorization_codes c
-    left join users u on u.uin = c.uin
-   where c.code_hash = ${param(1)}`;
 
 export function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
   const { user_password_hash, user_group, user_created_at, user_disabled, ...code } = row;

@@ -134,7 +134,7 @@ export class PostgresCodes extends Codes {
   }
 }
 
-/** The SQLite statement's conditions (ACTIVE_TOKEN_OWNER_SQL), for many tokens, each checked at its own `now`. */
+/** SQLite's ACTIVE_TOKEN_OWNER (sqlite-hot-paths.ts) for many tokens, each checked at its own `now`. */
 const FIND_ACTIVE_OWNERS = `
   select q.i, t.client_id, t.scope, t.created_at, t.expires_at, u.uin, u.user_group,
          u.created_at as user_created_at

@@ -14,8 +14,6 @@ import {
   Codes,
   Tokens,
   Users,
-  ACTIVE_TOKEN_OWNER_SQL,
-  CODE_WITH_GRANTOR_SQL,
   type ActiveTokenOwnerRow,
   type CodeWithGrantorRow,
   accessTokenRow,
@@ -47,6 +45,23 @@ const ACCESS_TOKEN_COLUMNS =
   'token_hash, client_id, uin, scope, code_hash, family_id, created_at, expires_at, revoked';
 const REFRESH_TOKEN_COLUMNS =
   'token_hash, family_id, client_id, uin, scope, auth_time, code_hash, created_at, expires_at, rotated_at, revoked';
+
+/** The code exchange's read: the code, and its user's columns under a `user_` prefix (toCodeWithGrantor). */
+const CODE_WITH_GRANTOR = `
+  select c.*, u.password_hash as user_password_hash, u.user_group, u.created_at as user_created_at,
+         u.disabled as user_disabled
+    from authorization_codes c
+    left join users u on u.uin = c.uin
+   where c.code_hash = ?`;
+
+/** get-user-info: the token with its user, only if unrevoked, unexpired, and its user and app enabled. */
+const ACTIVE_TOKEN_OWNER = `
+  select t.client_id, t.scope, t.created_at, t.expires_at, u.uin, u.user_group, u.created_at as user_created_at
+    from access_tokens t
+    join users u on u.uin = t.uin
+    join apps a on a.client_id = t.client_id
+   where t.token_hash = ? and t.revoked = 0 and t.expires_at > ?
+     and u.disabled = 0 and a.disabled = 0`;
 
 interface Job<T> {
   readonly work: () => T;
@@ -131,10 +146,7 @@ export class SqliteCodes extends Codes {
 
   constructor(db: Kysely<Database>, database: BetterSqlite3.Database) {
     super(db);
-    this.withGrantorStatement = lazy(
-      database,
-      CODE_WITH_GRANTOR_SQL(() => '?'),
-    );
+    this.withGrantorStatement = lazy(database, CODE_WITH_GRANTOR);
   }
 
   override async findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined> {
@@ -152,10 +164,7 @@ export class SqliteTokens extends Tokens {
 
   constructor(db: Kysely<Database>, database: BetterSqlite3.Database) {
     super(db);
-    this.ownerStatement = lazy(
-      database,
-      ACTIVE_TOKEN_OWNER_SQL(() => '?'),
-    );
+    this.ownerStatement = lazy(database, ACTIVE_TOKEN_OWNER);
     this.markCodeUsed = lazy(
       database,
       'update authorization_codes set used_at = ? where code_hash = ? and used_at is null',

@@ -18,6 +18,7 @@ import {
   registerClient,
   signedInUser,
   tokensFor,
+  legacyExchange,
 } from './support.js';
 
 interface Golden {
@@ -69,13 +70,6 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
   afterAll(async () => {
     await server?.close();
   });
-
-  const legacyExchange = (body: unknown): Promise<Response> =>
-    fetch(`${server.baseUrl}/v1/oauth2/get-access-token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
 
   describe('POST /v1/oauth2/token', () => {
     it('success without scope', async () => {
@@ -179,7 +173,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
   describe('POST /v1/oauth2/get-access-token', () => {
     it('success', async () => {
       const code = await obtainCode(browser, client);
-      const response = await legacyExchange({
+      const response = await legacyExchange(server, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
         code,
@@ -192,7 +186,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
     });
 
     it('invalid_request', async () => {
-      const response = await legacyExchange({
+      const response = await legacyExchange(server, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
       });
@@ -204,7 +198,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
     });
 
     it('invalid_request for a wrong type', async () => {
-      const response = await legacyExchange({
+      const response = await legacyExchange(server, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
         code: 7,
@@ -217,7 +211,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
     });
 
     it('invalid_client', async () => {
-      const response = await legacyExchange({
+      const response = await legacyExchange(server, {
         client_id: client.clientId,
         client_secret: 'wrong',
         code: 'x',
@@ -230,7 +224,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
     });
 
     it('invalid_grant', async () => {
-      const response = await legacyExchange({
+      const response = await legacyExchange(server, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
         code: 'x',

@@ -17,6 +17,7 @@ import {
   registerClient,
   signedInUser,
   tokensFor,
+  legacyExchange,
 } from './support.js';
 
 interface Envelope<T = Record<string, unknown>> {
@@ -25,7 +26,6 @@ interface Envelope<T = Record<string, unknown>> {
   data: T;
 }
 
-const GET_ACCESS_TOKEN = '/v1/oauth2/get-access-token';
 const GET_USER_INFO = '/v1/oauth2/get-user-info';
 
 describe.each(DATABASES)('legacy interface on %s', (database) => {
@@ -43,12 +43,6 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
     await server?.close();
   });
 
-  const legacyExchange = (body: unknown): Promise<Response> =>
-    fetch(server.baseUrl + GET_ACCESS_TOKEN, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
   const userInfo = (authorization?: string): Promise<Response> =>
     fetch(
       server.baseUrl + GET_USER_INFO,
@@ -100,7 +94,7 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
   describe('POST /v1/oauth2/get-access-token', () => {
     it('answers {"code":0,"msg":"ok","data":{"access_token":"…"}}', async () => {
       const code = await obtainCode(browser, client);
-      const response = await legacyExchange({
+      const response = await legacyExchange(server, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
         code,
@@ -118,8 +112,13 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
     it('needs no redirect_uri', async () => {
       const code = await obtainCode(browser, client);
       expect(
-        (await legacyExchange({ client_id: client.clientId, client_secret: client.clientSecret, code }))
-          .status,
+        (
+          await legacyExchange(server, {
+            client_id: client.clientId,
+            client_secret: client.clientSecret,
+            code,
+          })
+        ).status,
       ).toBe(200);
     });
 
@@ -129,7 +128,7 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
         { client_id: client.clientId, code: 'x' },
         { client_id: client.clientId, client_secret: client.clientSecret },
       ]) {
-        const response = await legacyExchange(body);
+        const response = await legacyExchange(server, body);
         const answer = await json<Envelope>(response);
         expect({ status: response.status, code: answer.code, data: answer.data }).toEqual({
           status: 400,
@@ -148,7 +147,7 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
         '{not json',
         'null',
       ]) {
-        const response = await legacyExchange(body);
+        const response = await legacyExchange(server, body);
         const answer = await json<Envelope>(response);
         expect({ status: response.status, code: answer.code }).toEqual({ status: 400, code: 1 });
         expect(answer.msg).toMatch(/^invalid_request: /);
@@ -161,7 +160,7 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
         { client_id: client.clientId, client_secret: 'wrong', code },
         { client_id: 'AAAAAAAAAAAAAAAA', client_secret: client.clientSecret, code },
       ]) {
-        const response = await legacyExchange(body);
+        const response = await legacyExchange(server, body);
         const answer = await json<Envelope>(response);
         expect({ status: response.status, code: answer.code, data: answer.data }).toEqual({
           status: 401,
@@ -177,11 +176,16 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
       const foreign = await obtainCode(browser, other);
       const used = await obtainCode(browser, client);
       expect(
-        (await legacyExchange({ client_id: client.clientId, client_secret: client.clientSecret, code: used }))
-          .status,
+        (
+          await legacyExchange(server, {
+            client_id: client.clientId,
+            client_secret: client.clientSecret,
+            code: used,
+          })
+        ).status,
       ).toBe(200);
       for (const code of ['unknown', used, foreign]) {
-        const response = await legacyExchange({
+        const response = await legacyExchange(server, {
           client_id: client.clientId,
           client_secret: client.clientSecret,
           code,
@@ -205,7 +209,7 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
         expiresAt: Date.now() - 1,
       });
       const answer = await json<Envelope>(
-        await legacyExchange({
+        await legacyExchange(server, {
           client_id: client.clientId,
           client_secret: client.clientSecret,
           code: `old-${code}`,
@@ -217,12 +221,21 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
     it('rejects a code used twice and revokes the token it issued', async () => {
       const code = await obtainCode(browser, client);
       const first = await json<Envelope<{ access_token: string }>>(
-        await legacyExchange({ client_id: client.clientId, client_secret: client.clientSecret, code }),
+        await legacyExchange(server, {
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          code,
+        }),
       );
       expect((await userInfo(`Bearer ${first.data.access_token}`)).status).toBe(200);
       expect(
-        (await legacyExchange({ client_id: client.clientId, client_secret: client.clientSecret, code }))
-          .status,
+        (
+          await legacyExchange(server, {
+            client_id: client.clientId,
+            client_secret: client.clientSecret,
+            code,
+          })
+        ).status,
       ).toBe(400);
       expect((await userInfo(`Bearer ${first.data.access_token}`)).status).toBe(401);
     });
@@ -234,11 +247,15 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
         code_challenge_method: 'S256',
       });
       const without = await json<Envelope>(
-        await legacyExchange({ client_id: client.clientId, client_secret: client.clientSecret, code }),
+        await legacyExchange(server, {
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          code,
+        }),
       );
       expect(without.code).toBe(2);
       expect(without.msg).toMatch(/^invalid_grant: /);
-      const withIt = await legacyExchange({
+      const withIt = await legacyExchange(server, {
         client_id: client.clientId,
         client_secret: client.clientSecret,
         code,
@@ -250,7 +267,11 @@ describe.each(DATABASES)('legacy interface on %s', (database) => {
     it('issues only an access token, even for offline_access', async () => {
       const code = await obtainCode(browser, client, { scope: 'openid offline_access' });
       const body = await json<Envelope<Record<string, string>>>(
-        await legacyExchange({ client_id: client.clientId, client_secret: client.clientSecret, code }),
+        await legacyExchange(server, {
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          code,
+        }),
       );
       expect(Object.keys(body.data)).toEqual(['access_token']);
     });

@@ -121,6 +121,15 @@ export function exchangeCode(
   );
 }
 
+/** SPEC §4: the legacy JSON exchange; a string body is sent as it is (to test malformed JSON). */
+export function legacyExchange(server: TestServer, body: unknown): Promise<Response> {
+  return fetch(`${server.baseUrl}/v1/oauth2/get-access-token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
 export function getUserInfo(server: TestServer, accessToken: string): Promise<Response> {
   return fetch(`${server.baseUrl}/v1/oauth2/get-user-info`, {
     headers: { authorization: `Bearer ${accessToken}` },
