@@ -4,15 +4,13 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
-import { KyselyStore } from './kysely-store.js';
-import { PostgresApps, PostgresCodes, PostgresTokens, PostgresUsers } from './postgres-hot-paths.js';
-import { SqliteCheckpointer } from './sqlite-checkpointer.js';
-import { SqliteApps, SqliteCodes, SqliteTokens, SqliteUsers } from './sqlite-hot-paths.js';
 import type { Database } from './schema.js';
+import { SqlStore } from './sql-store.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import type { Store } from './store.js';
 
 /**
- * SPEC §1: uins exceed 2^31, so they are BIGINT; `pg` answers BIGINT as a string unless told otherwise.
+ * docs/interface.md#resources: uins exceed 2^31, so they are BIGINT; `pg` answers BIGINT as a string unless told otherwise.
  * Every BIGINT here (uins up to 2^53−1, epoch milliseconds, counts) fits a JavaScript number exactly.
  */
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -32,17 +30,7 @@ function openSqlite(file: string): Store {
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new SqliteCheckpointer(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  return new KyselyStore(
-    'sqlite',
-    db,
-    {
-      users: new SqliteUsers(db, database),
-      apps: new SqliteApps(db, database),
-      codes: new SqliteCodes(db, database),
-      tokens: new SqliteTokens(db, database),
-    },
-    () => checkpointer.close(),
-  );
+  return new SqlStore({ kind: 'sqlite', db, database }, () => checkpointer.close());
 }
 
 function openPostgres(url: string): Store {
@@ -55,12 +43,7 @@ function openPostgres(url: string): Store {
   // An idle client's network error must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new KyselyStore('postgres', db, {
-    users: new PostgresUsers(db, pool),
-    apps: new PostgresApps(db, pool),
-    codes: new PostgresCodes(db, pool),
-    tokens: new PostgresTokens(db, pool),
-  });
+  return new SqlStore({ kind: 'postgres', db, pool });
 }
 
 /** Opens the configured database (it is not migrated here: call `store.migrate()`). */

@@ -26,7 +26,7 @@ export interface AppRecord {
   readonly redirectUris: readonly string[];
   readonly createdAt: number;
   readonly disabled: boolean;
-  /** SPEC §6: refresh tokens are issued for `offline_access` unless an admin switched them off. */
+  /** docs/interface.md#openid-connect: refresh tokens are issued for `offline_access` unless an admin switched them off. */
   readonly allowRefreshTokens: boolean;
 }
 

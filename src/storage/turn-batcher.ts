@@ -1,13 +1,23 @@
 /**
- * Coalesces the look-ups that arrive in one turn of the event loop into one query (the DataLoader pattern).
+ * Coalesces the calls that arrive in one turn of the event loop into one database call (the DataLoader
+ * pattern); both databases use it (docs/architecture.md#batching).
  *
- * Why: on PostgreSQL each query is a round trip, and a round trip costs the server far more CPU than the
+ * Why, on PostgreSQL: each query is a round trip, and a round trip costs the server far more CPU than the
  * query does: writing to the socket wakes a database process on another core (≈ 45 µs of this process's time
  * per write on the benchmark machine, where PostgreSQL itself answers 100k+ indexed selects a second). Under
- * load, the dozens of requests that a turn brings then share one query; alone, a request waits only for the
- * end of the current turn (`setImmediate`).
+ * load, the dozens of requests that a turn brings then share one query.
+ *
+ * Why, on SQLite: a commit is the cost (the WAL append and its sync), so the writes of one turn share one
+ * IMMEDIATE transaction (`sqliteTransaction` below), and each caller is answered only after it committed.
+ *
+ * Alone, a request waits only for the end of the current turn (`setImmediate`).
  */
+import type BetterSqlite3 from 'better-sqlite3';
 
+/**
+ * Answers one value per key, in the keys' order. It must be atomic (one statement, or one transaction), so
+ * that a failed call has changed nothing and may be tried again.
+ */
 export type LoadMany<K, V> = (keys: readonly K[]) => Promise<readonly V[]>;
 
 interface Pending<K, V> {
@@ -17,29 +27,38 @@ interface Pending<K, V> {
 }
 
 export interface TurnBatcherOptions<K> {
-  /** The most keys in one query; a larger turn is split (default 256). */
+  /** The most keys in one call; a larger turn is split (default 256). */
   readonly maxBatch?: number;
   /**
-   * Keys with the same identity never share a query: a later one waits for the query of the earlier one.
+   * Keys with the same identity never share a call: a later one waits for the call of the earlier one.
    * For writes, where a key is a claim (a code redeemed twice in one turn must be redeemed once).
    */
   readonly identity?: (key: K) => string;
-  /**
-   * Whether a failed batch may be the fault of one key (a constraint one key violates): its keys then run
-   * again alone, in arrival order, so that one bad key cannot fail the others. Never for failures every key
-   * shares (the database is down): those fail the batch at once. Default: never.
-   */
-  readonly retryAlone?: (error: unknown) => boolean;
+}
+
+/**
+ * The one retry rule: a failed batch is the fault of one key only when that key violated a constraint
+ * (SQLite's SQLITE_CONSTRAINT_*, PostgreSQL's SQLSTATE class 23). Any other failure (the database is down,
+ * busy or full) is every key's, and fails the batch at once.
+ */
+export function isOneKeysFault(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23[0-9A-Z]{3}$/.test(code));
+}
+
+/** A SQLite `LoadMany`: every key's `work` in one IMMEDIATE transaction, rolled back whole if any throws. */
+export function sqliteTransaction<K, V>(
+  database: BetterSqlite3.Database,
+  work: (key: K) => V,
+): LoadMany<K, V> {
+  const all = database.transaction((keys: readonly K[]) => keys.map(work));
+  return async (keys) => all.immediate(keys);
 }
 
 export class TurnBatcher<K, V> {
   private pending: Pending<K, V>[] = [];
   private readonly maxBatch: number;
 
-  /**
-   * @param loadMany answers one value per key, in the keys' order. It must be atomic (one statement), so that
-   *   a failed call has changed nothing and may be tried again.
-   */
   constructor(
     private readonly loadMany: LoadMany<K, V>,
     private readonly options: TurnBatcherOptions<K> = {},
@@ -89,8 +108,8 @@ export class TurnBatcher<K, V> {
     try {
       values = await this.loadMany(batch.map((entry) => entry.key));
     } catch (error) {
-      if (batch.length > 1 && this.options.retryAlone?.(error) === true) {
-        // The failed statement changed nothing: each key runs again alone, in arrival order (so an earlier
+      if (batch.length > 1 && isOneKeysFault(error)) {
+        // The failed call changed nothing: each key runs again alone, in arrival order (so an earlier
         // request wins a clash with a later one), and settles on its own.
         for (const entry of batch) await this.run([entry]);
         return;

@@ -1,0 +1,122 @@
+/**
+ * The apps table: its queries and its row mapper (docs/architecture.md#storage). `find` authenticates every
+ * client on the token endpoint, so it is a hand-written statement per database: prepared on SQLite, and on
+ * PostgreSQL coalesced per turn (docs/architecture.md#batching).
+ */
+import type { Selectable } from 'kysely';
+import {
+  type Connection,
+  type HotPath,
+  batchedLookup,
+  bit,
+  changed,
+  forDialect,
+  inserted,
+  prepareOnFirstUse,
+} from './connection.js';
+import type { Database } from './schema.js';
+import type { AppRecord, AppRepository } from './store.js';
+
+export type AppRow = Selectable<Database['apps']>;
+
+export function toApp(row: AppRow): AppRecord {
+  return {
+    clientId: row.client_id,
+    name: row.name,
+    emoji: row.emoji,
+    secretHash: row.secret_hash,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    createdAt: Number(row.created_at),
+    disabled: row.disabled === 1,
+    allowRefreshTokens: row.allow_refresh_tokens === 1,
+  };
+}
+
+type FindApp = (clientId: string) => Promise<AppRecord | undefined>;
+
+const findApp: HotPath<FindApp> = {
+  sqlite(database) {
+    const statement = prepareOnFirstUse(database, 'select * from apps where client_id = ?');
+    return async (clientId) => {
+      const row = statement().get(clientId) as AppRow | undefined;
+      return row && toApp(row);
+    };
+  },
+  postgres(pool) {
+    return batchedLookup(pool, {
+      name: 'campus_sso_find_apps',
+      text: `
+        select q.i, a.*
+          from unnest($1::text[]) with ordinality as q(client_id, i)
+          join apps a on a.client_id = q.client_id`,
+      parameters: (clientIds: readonly string[]) => [clientIds],
+      map: (row: AppRow) => toApp(row),
+    });
+  },
+};
+
+type AppChanges = Partial<
+  Pick<AppRecord, 'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens'>
+>;
+
+export class Apps implements AppRepository {
+  private readonly db: Connection['db'];
+  private readonly findApp: FindApp;
+
+  constructor(connection: Connection) {
+    this.db = connection.db;
+    this.findApp = forDialect(connection, findApp);
+  }
+
+  find(clientId: string): Promise<AppRecord | undefined> {
+    return this.findApp(clientId);
+  }
+
+  async insert(app: AppRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('apps')
+      .values({
+        client_id: app.clientId,
+        name: app.name,
+        emoji: app.emoji,
+        secret_hash: app.secretHash,
+        redirect_uris: JSON.stringify(app.redirectUris),
+        created_at: app.createdAt,
+        disabled: bit(app.disabled),
+        allow_refresh_tokens: bit(app.allowRefreshTokens),
+      })
+      .onConflict((oc) => oc.column('client_id').doNothing())
+      .executeTakeFirst();
+    return inserted(result);
+  }
+
+  async update(clientId: string, changes: AppChanges): Promise<boolean> {
+    const set: Partial<Database['apps']> = {};
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.emoji !== undefined) set.emoji = changes.emoji;
+    if (changes.secretHash !== undefined) set.secret_hash = changes.secretHash;
+    if (changes.redirectUris !== undefined) set.redirect_uris = JSON.stringify(changes.redirectUris);
+    if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
+    if (changes.allowRefreshTokens !== undefined) set.allow_refresh_tokens = bit(changes.allowRefreshTokens);
+    if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
+    return changed(
+      await this.db.updateTable('apps').set(set).where('client_id', '=', clientId).executeTakeFirst(),
+    );
+  }
+
+  /** Deletes the app with everything issued to it, in one transaction. */
+  async delete(clientId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('authorization_codes').where('client_id', '=', clientId).execute();
+      await trx.deleteFrom('access_tokens').where('client_id', '=', clientId).execute();
+      await trx.deleteFrom('refresh_tokens').where('client_id', '=', clientId).execute();
+      await trx.deleteFrom('consents').where('client_id', '=', clientId).execute();
+      return changed(await trx.deleteFrom('apps').where('client_id', '=', clientId).executeTakeFirst());
+    });
+  }
+
+  async list(): Promise<AppRecord[]> {
+    const rows = await this.db.selectFrom('apps').selectAll().orderBy('created_at', 'desc').execute();
+    return rows.map(toApp);
+  }
+}

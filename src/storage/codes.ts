@@ -1,0 +1,147 @@
+/**
+ * The authorization_codes table: its queries and its row mappers (docs/architecture.md#storage). The code
+ * exchange's read, the code with the user who granted it, is a hand-written statement per database: prepared
+ * on SQLite, and on PostgreSQL coalesced per turn (docs/architecture.md#batching). Redeeming a code writes
+ * tokens, so it lives in tokens.ts.
+ */
+import type { Selectable } from 'kysely';
+import { type Connection, type HotPath, batchedLookup, forDialect, prepareOnFirstUse } from './connection.js';
+import type { Database } from './schema.js';
+import type {
+  AuthorizationCodeRecord,
+  CodeChallengeMethod,
+  CodeRepository,
+  CodeWithGrantor,
+} from './store.js';
+import { toUser } from './users.js';
+
+/** Used codes are kept a day past expiry, so a late replay still revokes its tokens (RFC 9700 §4.2.4). */
+const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
+
+type CodeRow = Selectable<Database['authorization_codes']>;
+
+export function toCode(row: CodeRow): AuthorizationCodeRecord {
+  return {
+    codeHash: row.code_hash,
+    clientId: row.client_id,
+    uin: Number(row.uin),
+    redirectUri: row.redirect_uri,
+    scope: row.scope,
+    nonce: row.nonce,
+    codeChallenge: row.code_challenge,
+    codeChallengeMethod: row.code_challenge_method as CodeChallengeMethod | null,
+    authTime: Number(row.auth_time),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    usedAt: row.used_at === null ? null : Number(row.used_at),
+  };
+}
+
+/** The code's columns, then its user's under a `user_` prefix (null when the user is gone). */
+type CodeWithGrantorRow = CodeRow & {
+  user_password_hash: string | null;
+  user_group: string | null;
+  user_created_at: number | null;
+  user_disabled: number | null;
+};
+
+function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
+  const { user_password_hash, user_group, user_created_at, user_disabled, ...code } = row;
+  return {
+    code: toCode(code),
+    user:
+      user_password_hash === null || user_group === null || user_created_at === null || user_disabled === null
+        ? undefined
+        : toUser({
+            uin: code.uin,
+            password_hash: user_password_hash,
+            user_group,
+            created_at: user_created_at,
+            disabled: user_disabled,
+          }),
+  };
+}
+
+/** CodeWithGrantorRow's select list and joins, shared by both databases' statements. */
+const WITH_GRANTOR_COLUMNS = `c.*, u.password_hash as user_password_hash, u.user_group,
+         u.created_at as user_created_at, u.disabled as user_disabled`;
+const WITH_GRANTOR_JOIN = 'left join users u on u.uin = c.uin';
+
+type FindWithGrantor = (codeHash: string) => Promise<CodeWithGrantor | undefined>;
+
+const findWithGrantor: HotPath<FindWithGrantor> = {
+  sqlite(database) {
+    const statement = prepareOnFirstUse(
+      database,
+      `select ${WITH_GRANTOR_COLUMNS} from authorization_codes c ${WITH_GRANTOR_JOIN} where c.code_hash = ?`,
+    );
+    return async (codeHash) => {
+      const row = statement().get(codeHash) as CodeWithGrantorRow | undefined;
+      return row && toCodeWithGrantor(row);
+    };
+  },
+  postgres(pool) {
+    return batchedLookup(pool, {
+      name: 'campus_sso_find_codes_with_grantor',
+      text: `
+        select q.i, ${WITH_GRANTOR_COLUMNS}
+          from unnest($1::text[]) with ordinality as q(code_hash, i)
+          join authorization_codes c on c.code_hash = q.code_hash
+          ${WITH_GRANTOR_JOIN}`,
+      parameters: (codeHashes: readonly string[]) => [codeHashes],
+      map: (row: CodeWithGrantorRow) => toCodeWithGrantor(row),
+    });
+  },
+};
+
+export class Codes implements CodeRepository {
+  private readonly db: Connection['db'];
+  private readonly findWithGrantorRow: FindWithGrantor;
+
+  constructor(connection: Connection) {
+    this.db = connection.db;
+    this.findWithGrantorRow = forDialect(connection, findWithGrantor);
+  }
+
+  async insert(code: AuthorizationCodeRecord): Promise<void> {
+    await this.db
+      .insertInto('authorization_codes')
+      .values({
+        code_hash: code.codeHash,
+        client_id: code.clientId,
+        uin: code.uin,
+        redirect_uri: code.redirectUri,
+        scope: code.scope,
+        nonce: code.nonce,
+        code_challenge: code.codeChallenge,
+        code_challenge_method: code.codeChallengeMethod,
+        auth_time: code.authTime,
+        created_at: code.createdAt,
+        expires_at: code.expiresAt,
+        used_at: code.usedAt,
+      })
+      .execute();
+  }
+
+  async find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
+    const row = await this.db
+      .selectFrom('authorization_codes')
+      .selectAll()
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
+    return row && toCode(row);
+  }
+
+  findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined> {
+    return this.findWithGrantorRow(codeHash);
+  }
+
+  /** Deletes the codes a day past expiry at `now`; answers how many. */
+  async purgeExpired(now: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('authorization_codes')
+      .where('expires_at', '<', now - USED_CODE_RETENTION_MS)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

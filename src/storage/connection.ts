@@ -1,0 +1,85 @@
+/**
+ * What every entity module of this folder is built from: the open database, the Kysely instance over it, and
+ * the helpers its hand-written hot-path statements share (docs/architecture.md#storage).
+ *
+ * Most queries go through Kysely and are the same SQL on both databases. A query on a benchmarked path
+ * (client authentication, code exchange, user information) is written by hand instead, as an explicit
+ * `{ sqlite, postgres }` pair beside the entity's other queries: on SQLite a prepared better-sqlite3 statement
+ * (the query builder costs ~10× the query itself there), on PostgreSQL a named prepared statement, coalesced
+ * per event-loop turn where many requests ask at once (turn-batcher.ts, docs/architecture.md#batching).
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+import type { Database } from './schema.js';
+import { TurnBatcher } from './turn-batcher.js';
+
+export type Connection =
+  | { readonly kind: 'sqlite'; readonly db: Kysely<Database>; readonly database: BetterSqlite3.Database }
+  | { readonly kind: 'postgres'; readonly db: Kysely<Database>; readonly pool: pg.Pool };
+
+/** A hot path written by hand for each database; `F` is the function a repository method calls. */
+export interface HotPath<F> {
+  sqlite(database: BetterSqlite3.Database): F;
+  postgres(pool: pg.Pool): F;
+}
+
+/** The connection's half of a hot path, built once when the repository is. */
+export function forDialect<F>(connection: Connection, hotPath: HotPath<F>): F {
+  return connection.kind === 'sqlite'
+    ? hotPath.sqlite(connection.database)
+    : hotPath.postgres(connection.pool);
+}
+
+/** A better-sqlite3 statement prepared on first use: the tables exist only once migrations have run. */
+export function prepareOnFirstUse(
+  database: BetterSqlite3.Database,
+  sql: string,
+): () => BetterSqlite3.Statement {
+  let statement: BetterSqlite3.Statement | undefined;
+  return () => (statement ??= database.prepare(sql));
+}
+
+export interface BatchedLookup<K, R, V> {
+  /** The prepared statement's name. */
+  readonly name: string;
+  /** A query over `unnest($1, …) with ordinality as q(…, i)` whose rows carry `q.i`. */
+  readonly text: string;
+  /** The statement's parameters: one array per key column. */
+  readonly parameters: (keys: readonly K[]) => unknown[];
+  readonly map: (row: R) => V;
+}
+
+/**
+ * A PostgreSQL look-up coalesced per turn: each key is answered by the mapped row numbered with its 1-based
+ * position `i`, or undefined when none matched.
+ */
+export function batchedLookup<K, R, V>(
+  pool: pg.Pool,
+  lookup: BatchedLookup<K, R, V>,
+): (key: K) => Promise<V | undefined> {
+  const batcher = new TurnBatcher<K, V | undefined>(async (keys) => {
+    const { rows } = await pool.query<R & { i: number }>({
+      name: lookup.name,
+      text: lookup.text,
+      values: lookup.parameters(keys),
+    });
+    const values = new Array<V | undefined>(keys.length).fill(undefined);
+    for (const row of rows) values[Number(row.i) - 1] = lookup.map(row);
+    return values;
+  });
+  return (key) => batcher.load(key);
+}
+
+/** Booleans are stored as 0/1 on both databases (schema.ts). */
+export const bit = (value: boolean): number => (value ? 1 : 0);
+
+/** Whether an UPDATE or DELETE touched a row. */
+export function changed(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): boolean {
+  return (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n;
+}
+
+/** Whether an INSERT … ON CONFLICT DO NOTHING inserted its row. */
+export function inserted(result: { numInsertedOrUpdatedRows?: bigint }): boolean {
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}

@@ -1,0 +1,87 @@
+/**
+ * The login_throttles table: its queries and its row mapper (docs/architecture.md#storage). Each counting
+ * query is one statement, so concurrent attempts are each counted (docs/security.md).
+ */
+import { type Selectable, sql } from 'kysely';
+import type { Connection } from './connection.js';
+import type { Database } from './schema.js';
+import type { ThrottleRepository, ThrottleState } from './store.js';
+
+/** A window older than this, and not locked, is forgotten by `purgeExpired`. */
+const STALE_WINDOW_MS = 3600 * 1000;
+
+function toThrottleState(
+  row: Pick<Selectable<Database['login_throttles']>, 'failures' | 'window_start' | 'locked_until'>,
+): ThrottleState {
+  return {
+    failures: Number(row.failures),
+    windowStart: Number(row.window_start),
+    lockedUntil: Number(row.locked_until),
+  };
+}
+
+export class Throttles implements ThrottleRepository {
+  private readonly db: Connection['db'];
+
+  constructor(connection: Connection) {
+    this.db = connection.db;
+  }
+
+  async get(key: string): Promise<ThrottleState | undefined> {
+    const row = await this.db
+      .selectFrom('login_throttles')
+      .selectAll()
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return row && toThrottleState(row);
+  }
+
+  async hit(key: string, now: number, windowStartedBy: number): Promise<ThrottleState> {
+    // One statement, so concurrent attempts are each counted (SET reads the row as it was before).
+    const windowOver = sql<boolean>`login_throttles.window_start <= ${windowStartedBy}`;
+    const row = await this.db
+      .insertInto('login_throttles')
+      .values({ key, failures: 1, window_start: now, locked_until: 0 })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          failures: sql<number>`case when ${windowOver} then 1 else login_throttles.failures + 1 end`,
+          window_start: sql<number>`case when ${windowOver} then excluded.window_start else login_throttles.window_start end`,
+        }),
+      )
+      .returning(['failures', 'window_start', 'locked_until'])
+      .executeTakeFirstOrThrow();
+    return toThrottleState(row);
+  }
+
+  async lock(key: string, until: number): Promise<void> {
+    await this.db
+      .updateTable('login_throttles')
+      .set({ locked_until: until })
+      .where('key', '=', key)
+      .where('locked_until', '<', until)
+      .execute();
+  }
+
+  async refund(key: string): Promise<void> {
+    await this.db
+      .updateTable('login_throttles')
+      .set({ failures: sql<number>`failures - 1` })
+      .where('key', '=', key)
+      .where('failures', '>', 0)
+      .execute();
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.db.deleteFrom('login_throttles').where('key', '=', key).execute();
+  }
+
+  /** Deletes the throttles neither locked nor counting at `now`; answers how many. */
+  async purgeExpired(now: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('login_throttles')
+      .where('locked_until', '<', now)
+      .where('window_start', '<', now - STALE_WINDOW_MS)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The users table: its queries and its row mapper (docs/architecture.md#storage). `find` is on the hot path
+ * of the code exchange and of user information, so it is a hand-written statement per database.
+ */
+import { type Selectable, sql } from 'kysely';
+import {
+  type Connection,
+  type HotPath,
+  bit,
+  changed,
+  forDialect,
+  inserted,
+  prepareOnFirstUse,
+} from './connection.js';
+import type { Database } from './schema.js';
+import type { UserGroup, UserListQuery, UserRecord, UserRepository } from './store.js';
+
+export type UserRow = Selectable<Database['users']>;
+
+export function toUser(row: UserRow): UserRecord {
+  return {
+    uin: Number(row.uin),
+    passwordHash: row.password_hash,
+    userGroup: row.user_group as UserGroup,
+    createdAt: Number(row.created_at),
+    disabled: row.disabled === 1,
+  };
+}
+
+type FindUser = (uin: number) => Promise<UserRecord | undefined>;
+
+const findUser: HotPath<FindUser> = {
+  sqlite(database) {
+    const statement = prepareOnFirstUse(database, 'select * from users where uin = ?');
+    return async (uin) => {
+      const row = statement().get(uin) as UserRow | undefined;
+      return row && toUser(row);
+    };
+  },
+  postgres(pool) {
+    return async (uin) => {
+      const { rows } = await pool.query<UserRow>({
+        name: 'campus_sso_find_user',
+        text: 'select * from users where uin = $1',
+        values: [uin],
+      });
+      return rows[0] && toUser(rows[0]);
+    };
+  },
+};
+
+export class Users implements UserRepository {
+  private readonly db: Connection['db'];
+  private readonly findUser: FindUser;
+
+  constructor(connection: Connection) {
+    this.db = connection.db;
+    this.findUser = forDialect(connection, findUser);
+  }
+
+  find(uin: number): Promise<UserRecord | undefined> {
+    return this.findUser(uin);
+  }
+
+  async insert(user: UserRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('users')
+      .values({
+        uin: user.uin,
+        password_hash: user.passwordHash,
+        user_group: user.userGroup,
+        created_at: user.createdAt,
+        disabled: bit(user.disabled),
+      })
+      .onConflict((oc) => oc.column('uin').doNothing())
+      .executeTakeFirst();
+    return inserted(result);
+  }
+
+  async update(
+    uin: number,
+    changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled'>>,
+  ): Promise<boolean> {
+    const set: Partial<Database['users']> = {};
+    if (changes.passwordHash !== undefined) set.password_hash = changes.passwordHash;
+    if (changes.userGroup !== undefined) set.user_group = changes.userGroup;
+    if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
+    if (Object.keys(set).length === 0) return (await this.find(uin)) !== undefined;
+    return changed(await this.db.updateTable('users').set(set).where('uin', '=', uin).executeTakeFirst());
+  }
+
+  async list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
+    let base = this.db.selectFrom('users');
+    if (query.search) {
+      // A uin prefix: compare the decimal text, the same on both databases.
+      base = base.where(sql<string>`cast(uin as text)`, 'like', `${query.search.replace(/\D/g, '')}%`);
+    }
+    if (query.group) base = base.where('user_group', '=', query.group);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('uin').limit(query.limit).offset(query.offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { users: rows.map(toUser), total: Number(count.n) };
+  }
+
+  async countAdmins(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_group', '=', 'admin')
+      .where('disabled', '=', 0)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
