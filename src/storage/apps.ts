@@ -1,18 +1,18 @@
 /**
- * The apps table: its queries and its row mapper (docs/architecture.md#storage). `find` authenticates every
+ * The apps table: its queries and its row mappers (docs/architecture.md#storage). `find` authenticates every
  * client on the token endpoint, so it is a hand-written statement per database: prepared on SQLite, and on
  * PostgreSQL coalesced per turn (docs/architecture.md#batching).
  */
 import type { Selectable } from 'kysely';
+import type { HotPath } from './connection.js';
 import {
-  type Connection,
-  type HotPath,
+  Repository,
   batchedLookup,
   bit,
   changed,
   forDialect,
   inserted,
-  prepareOnFirstUse,
+  preparedLookup,
 } from './connection.js';
 import type { Database } from './schema.js';
 import type { AppRecord, AppRepository } from './store.js';
@@ -32,15 +32,24 @@ export function toApp(row: AppRow): AppRecord {
   };
 }
 
+function appRow(app: AppRecord): AppRow {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    emoji: app.emoji,
+    secret_hash: app.secretHash,
+    redirect_uris: JSON.stringify(app.redirectUris),
+    created_at: app.createdAt,
+    disabled: bit(app.disabled),
+    allow_refresh_tokens: bit(app.allowRefreshTokens),
+  };
+}
+
 type FindApp = (clientId: string) => Promise<AppRecord | undefined>;
 
 const findApp: HotPath<FindApp> = {
   sqlite(database) {
-    const statement = prepareOnFirstUse(database, 'select * from apps where client_id = ?');
-    return async (clientId) => {
-      const row = statement().get(clientId) as AppRow | undefined;
-      return row && toApp(row);
-    };
+    return preparedLookup(database, 'select * from apps where client_id = ?', toApp);
   },
   postgres(pool) {
     return batchedLookup(pool, {
@@ -50,7 +59,7 @@ const findApp: HotPath<FindApp> = {
           from unnest($1::text[]) with ordinality as q(client_id, i)
           join apps a on a.client_id = q.client_id`,
       parameters: (clientIds: readonly string[]) => [clientIds],
-      map: (row: AppRow) => toApp(row),
+      map: toApp,
     });
   },
 };
@@ -59,35 +68,13 @@ type AppChanges = Partial<
   Pick<AppRecord, 'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens'>
 >;
 
-export class Apps implements AppRepository {
-  private readonly db: Connection['db'];
-  private readonly findApp: FindApp;
-
-  constructor(connection: Connection) {
-    this.db = connection.db;
-    this.findApp = forDialect(connection, findApp);
-  }
-
-  find(clientId: string): Promise<AppRecord | undefined> {
-    return this.findApp(clientId);
-  }
+export class Apps extends Repository implements AppRepository {
+  /** By findApp's statement for this database. */
+  readonly find = forDialect(this.connection, findApp);
 
   async insert(app: AppRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('apps')
-      .values({
-        client_id: app.clientId,
-        name: app.name,
-        emoji: app.emoji,
-        secret_hash: app.secretHash,
-        redirect_uris: JSON.stringify(app.redirectUris),
-        created_at: app.createdAt,
-        disabled: bit(app.disabled),
-        allow_refresh_tokens: bit(app.allowRefreshTokens),
-      })
-      .onConflict((oc) => oc.column('client_id').doNothing())
-      .executeTakeFirst();
-    return inserted(result);
+    const query = this.db.insertInto('apps').values(appRow(app));
+    return inserted(await query.onConflict((oc) => oc.column('client_id').doNothing()).executeTakeFirst());
   }
 
   async update(clientId: string, changes: AppChanges): Promise<boolean> {

@@ -5,7 +5,8 @@
  * tokens, so it lives in tokens.ts.
  */
 import type { Selectable } from 'kysely';
-import { type Connection, type HotPath, batchedLookup, forDialect, prepareOnFirstUse } from './connection.js';
+import type { HotPath } from './connection.js';
+import { Repository, batchedLookup, forDialect, preparedLookup } from './connection.js';
 import type { Database } from './schema.js';
 import type {
   AuthorizationCodeRecord,
@@ -69,16 +70,13 @@ const WITH_GRANTOR_JOIN = 'left join users u on u.uin = c.uin';
 
 type FindWithGrantor = (codeHash: string) => Promise<CodeWithGrantor | undefined>;
 
-const findWithGrantor: HotPath<FindWithGrantor> = {
+const codeWithGrantor: HotPath<FindWithGrantor> = {
   sqlite(database) {
-    const statement = prepareOnFirstUse(
+    return preparedLookup(
       database,
       `select ${WITH_GRANTOR_COLUMNS} from authorization_codes c ${WITH_GRANTOR_JOIN} where c.code_hash = ?`,
+      toCodeWithGrantor,
     );
-    return async (codeHash) => {
-      const row = statement().get(codeHash) as CodeWithGrantorRow | undefined;
-      return row && toCodeWithGrantor(row);
-    };
   },
   postgres(pool) {
     return batchedLookup(pool, {
@@ -89,19 +87,14 @@ const findWithGrantor: HotPath<FindWithGrantor> = {
           join authorization_codes c on c.code_hash = q.code_hash
           ${WITH_GRANTOR_JOIN}`,
       parameters: (codeHashes: readonly string[]) => [codeHashes],
-      map: (row: CodeWithGrantorRow) => toCodeWithGrantor(row),
+      map: toCodeWithGrantor,
     });
   },
 };
 
-export class Codes implements CodeRepository {
-  private readonly db: Connection['db'];
-  private readonly findWithGrantorRow: FindWithGrantor;
-
-  constructor(connection: Connection) {
-    this.db = connection.db;
-    this.findWithGrantorRow = forDialect(connection, findWithGrantor);
-  }
+export class Codes extends Repository implements CodeRepository {
+  /** By codeWithGrantor's statement for this database. */
+  readonly findWithGrantor = forDialect(this.connection, codeWithGrantor);
 
   async insert(code: AuthorizationCodeRecord): Promise<void> {
     await this.db
@@ -130,10 +123,6 @@ export class Codes implements CodeRepository {
       .where('code_hash', '=', codeHash)
       .executeTakeFirst();
     return row && toCode(row);
-  }
-
-  findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined> {
-    return this.findWithGrantorRow(codeHash);
   }
 
   /** Deletes the codes a day past expiry at `now`; answers how many. */

@@ -31,6 +31,15 @@ export function forDialect<F>(connection: Connection, hotPath: HotPath<F>): F {
     : hotPath.postgres(connection.pool);
 }
 
+/** What every repository of this folder is built on: the connection, and the Kysely instance over it. */
+export abstract class Repository {
+  protected readonly db: Kysely<Database>;
+
+  constructor(protected readonly connection: Connection) {
+    this.db = connection.db;
+  }
+}
+
 /** A better-sqlite3 statement prepared on first use: the tables exist only once migrations have run. */
 export function prepareOnFirstUse(
   database: BetterSqlite3.Database,
@@ -38,6 +47,19 @@ export function prepareOnFirstUse(
 ): () => BetterSqlite3.Statement {
   let statement: BetterSqlite3.Statement | undefined;
   return () => (statement ??= database.prepare(sql));
+}
+
+/** A SQLite look-up by one key: the prepared statement's row, mapped, or undefined when none matched. */
+export function preparedLookup<K, R, V>(
+  database: BetterSqlite3.Database,
+  sql: string,
+  map: (row: R) => V,
+): (key: K) => Promise<V | undefined> {
+  const statement = prepareOnFirstUse(database, sql);
+  return async (key) => {
+    const row = statement().get(key) as R | undefined;
+    return row && map(row);
+  };
 }
 
 export interface BatchedLookup<K, R, V> {

@@ -1,68 +1,39 @@
-/** The consents table: its queries and its row mappers (docs/architecture.md#storage). */
-import type { Selectable } from 'kysely';
-import { type Connection, changed } from './connection.js';
-import type { Database } from './schema.js';
+/** The consents table: its queries (docs/architecture.md#storage). */
+import { Repository, changed } from './connection.js';
 import type { ConsentRecord, ConsentRepository, ConsentWithApp } from './store.js';
 
-function toConsent(row: Selectable<Database['consents']>): ConsentRecord {
-  return {
-    uin: Number(row.uin),
-    clientId: row.client_id,
-    scope: row.scope,
-    grantedAt: Number(row.granted_at),
-  };
-}
+/** A row of `consents c` selected as a ConsentRecord. */
+const CONSENT = ['c.uin', 'c.client_id as clientId', 'c.scope', 'c.granted_at as grantedAt'] as const;
 
-export class Consents implements ConsentRepository {
-  private readonly db: Connection['db'];
-
-  constructor(connection: Connection) {
-    this.db = connection.db;
-  }
-
-  async find(uin: number, clientId: string): Promise<ConsentRecord | undefined> {
-    const row = await this.db
-      .selectFrom('consents')
-      .selectAll()
-      .where('uin', '=', uin)
-      .where('client_id', '=', clientId)
-      .executeTakeFirst();
-    return row && toConsent(row);
+export class Consents extends Repository implements ConsentRepository {
+  find(uin: number, clientId: string): Promise<ConsentRecord | undefined> {
+    return this.ofUser(uin).where('c.client_id', '=', clientId).executeTakeFirst();
   }
 
   async upsert(consent: ConsentRecord): Promise<void> {
+    const { uin, clientId, scope, grantedAt } = consent;
     await this.db
       .insertInto('consents')
-      .values({
-        uin: consent.uin,
-        client_id: consent.clientId,
-        scope: consent.scope,
-        granted_at: consent.grantedAt,
-      })
-      .onConflict((oc) =>
-        oc.columns(['uin', 'client_id']).doUpdateSet({ scope: consent.scope, granted_at: consent.grantedAt }),
-      )
+      .values({ uin, client_id: clientId, scope, granted_at: grantedAt })
+      .onConflict((oc) => oc.columns(['uin', 'client_id']).doUpdateSet({ scope, granted_at: grantedAt }))
       .execute();
   }
 
   async delete(uin: number, clientId: string): Promise<boolean> {
-    return changed(
-      await this.db
-        .deleteFrom('consents')
-        .where('uin', '=', uin)
-        .where('client_id', '=', clientId)
-        .executeTakeFirst(),
-    );
+    const query = this.db.deleteFrom('consents').where('uin', '=', uin).where('client_id', '=', clientId);
+    return changed(await query.executeTakeFirst());
   }
 
-  async listForUser(uin: number): Promise<ConsentWithApp[]> {
-    const rows = await this.db
-      .selectFrom('consents as c')
+  listForUser(uin: number): Promise<ConsentWithApp[]> {
+    return this.ofUser(uin)
       .innerJoin('apps as a', 'a.client_id', 'c.client_id')
-      .select(['c.uin', 'c.client_id', 'c.scope', 'c.granted_at', 'a.name', 'a.emoji'])
-      .where('c.uin', '=', uin)
+      .select(['a.name', 'a.emoji'])
       .orderBy('c.granted_at', 'desc')
       .execute();
-    return rows.map((row) => ({ ...toConsent(row), name: row.name, emoji: row.emoji }));
+  }
+
+  /** The user's consents, selected as ConsentRecords. */
+  private ofUser(uin: number) {
+    return this.db.selectFrom('consents as c').select(CONSENT).where('c.uin', '=', uin);
   }
 }

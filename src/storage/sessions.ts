@@ -1,45 +1,26 @@
-/** The sessions table: its queries and its row mapper (docs/architecture.md#storage). */
-import type { Selectable } from 'kysely';
-import type { Connection } from './connection.js';
-import type { Database } from './schema.js';
+/** The sessions table: its queries (docs/architecture.md#storage). */
+import { Repository } from './connection.js';
 import type { SessionRecord, SessionRepository } from './store.js';
 
-function toSession(row: Selectable<Database['sessions']>): SessionRecord {
-  return {
-    idHash: row.id_hash,
-    uin: Number(row.uin),
-    createdAt: Number(row.created_at),
-    expiresAt: Number(row.expires_at),
-  };
-}
+/** A row selected as a SessionRecord. */
+const SESSION = ['id_hash as idHash', 'uin', 'created_at as createdAt', 'expires_at as expiresAt'] as const;
 
-export class Sessions implements SessionRepository {
-  private readonly db: Connection['db'];
-
-  constructor(connection: Connection) {
-    this.db = connection.db;
-  }
-
+export class Sessions extends Repository implements SessionRepository {
   async insert(session: SessionRecord): Promise<void> {
+    const { idHash, uin, createdAt, expiresAt } = session;
     await this.db
       .insertInto('sessions')
-      .values({
-        id_hash: session.idHash,
-        uin: session.uin,
-        created_at: session.createdAt,
-        expires_at: session.expiresAt,
-      })
+      .values({ id_hash: idHash, uin, created_at: createdAt, expires_at: expiresAt })
       .execute();
   }
 
-  async findActive(idHash: string, now: number): Promise<SessionRecord | undefined> {
-    const row = await this.db
+  findActive(idHash: string, now: number): Promise<SessionRecord | undefined> {
+    return this.db
       .selectFrom('sessions')
-      .selectAll()
+      .select(SESSION)
       .where('id_hash', '=', idHash)
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return row && toSession(row);
   }
 
   async delete(idHash: string): Promise<void> {

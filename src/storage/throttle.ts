@@ -1,45 +1,30 @@
 /**
- * The login_throttles table: its queries and its row mapper (docs/architecture.md#storage). Each counting
+ * The login_throttles table: its queries (docs/architecture.md#storage). Each counting
  * query is one statement, so concurrent attempts are each counted (docs/security.md).
  */
-import { type Selectable, sql } from 'kysely';
-import type { Connection } from './connection.js';
-import type { Database } from './schema.js';
+import { sql } from 'kysely';
+import { Repository } from './connection.js';
 import type { ThrottleRepository, ThrottleState } from './store.js';
 
 /** A window older than this, and not locked, is forgotten by `purgeExpired`. */
 const STALE_WINDOW_MS = 3600 * 1000;
 
-function toThrottleState(
-  row: Pick<Selectable<Database['login_throttles']>, 'failures' | 'window_start' | 'locked_until'>,
-): ThrottleState {
-  return {
-    failures: Number(row.failures),
-    windowStart: Number(row.window_start),
-    lockedUntil: Number(row.locked_until),
-  };
-}
+/** A row selected (or returned) as a ThrottleState. */
+const THROTTLE_STATE = ['failures', 'window_start as windowStart', 'locked_until as lockedUntil'] as const;
 
-export class Throttles implements ThrottleRepository {
-  private readonly db: Connection['db'];
-
-  constructor(connection: Connection) {
-    this.db = connection.db;
-  }
-
-  async get(key: string): Promise<ThrottleState | undefined> {
-    const row = await this.db
+export class Throttles extends Repository implements ThrottleRepository {
+  get(key: string): Promise<ThrottleState | undefined> {
+    return this.db
       .selectFrom('login_throttles')
-      .selectAll()
+      .select(THROTTLE_STATE)
       .where('key', '=', key)
       .executeTakeFirst();
-    return row && toThrottleState(row);
   }
 
-  async hit(key: string, now: number, windowStartedBy: number): Promise<ThrottleState> {
+  hit(key: string, now: number, windowStartedBy: number): Promise<ThrottleState> {
     // One statement, so concurrent attempts are each counted (SET reads the row as it was before).
     const windowOver = sql<boolean>`login_throttles.window_start <= ${windowStartedBy}`;
-    const row = await this.db
+    return this.db
       .insertInto('login_throttles')
       .values({ key, failures: 1, window_start: now, locked_until: 0 })
       .onConflict((oc) =>
@@ -48,9 +33,8 @@ export class Throttles implements ThrottleRepository {
           window_start: sql<number>`case when ${windowOver} then excluded.window_start else login_throttles.window_start end`,
         }),
       )
-      .returning(['failures', 'window_start', 'locked_until'])
+      .returning(THROTTLE_STATE)
       .executeTakeFirstOrThrow();
-    return toThrottleState(row);
   }
 
   async lock(key: string, until: number): Promise<void> {

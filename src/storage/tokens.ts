@@ -6,14 +6,8 @@
  * (turn-batcher.ts, docs/architecture.md#batching).
  */
 import type { Kysely, Transaction } from 'kysely';
-import {
-  type Connection,
-  type HotPath,
-  batchedLookup,
-  changed,
-  forDialect,
-  prepareOnFirstUse,
-} from './connection.js';
+import type { HotPath } from './connection.js';
+import { Repository, batchedLookup, changed, forDialect, prepareOnFirstUse } from './connection.js';
 import type { Database } from './schema.js';
 import type { AccessTokenRecord, ActiveTokenOwner, RefreshTokenRecord, TokenRepository } from './store.js';
 import {
@@ -38,7 +32,7 @@ const isActiveAt = (now: string): string =>
 
 type FindActiveOwner = (tokenHash: string, now: number) => Promise<ActiveTokenOwner | undefined>;
 
-const findActiveOwner: HotPath<FindActiveOwner> = {
+const activeOwner: HotPath<FindActiveOwner> = {
   sqlite(database) {
     const statement = prepareOnFirstUse(
       database,
@@ -63,7 +57,7 @@ const findActiveOwner: HotPath<FindActiveOwner> = {
         keys.map((key) => key.tokenHash),
         keys.map((key) => key.now),
       ],
-      map: (row: ActiveTokenOwnerRow) => toActiveTokenOwner(row),
+      map: toActiveTokenOwner,
     });
     return (tokenHash, now) => lookup({ tokenHash, now });
   },
@@ -124,7 +118,7 @@ function redemptionArrays(batch: readonly Redemption[]): unknown[][] {
   return arrays;
 }
 
-const redeem: HotPath<Redeem> = {
+const redemption: HotPath<Redeem> = {
   sqlite(database) {
     const markUsed = prepareOnFirstUse(
       database,
@@ -171,16 +165,11 @@ async function revokeFamily(db: Db, familyId: string): Promise<void> {
   await db.updateTable('access_tokens').set({ revoked: 1 }).where('family_id', '=', familyId).execute();
 }
 
-export class Tokens implements TokenRepository {
-  private readonly db: Kysely<Database>;
-  private readonly findOwner: FindActiveOwner;
-  private readonly redeem: Redeem;
-
-  constructor(connection: Connection) {
-    this.db = connection.db;
-    this.findOwner = forDialect(connection, findActiveOwner);
-    this.redeem = forDialect(connection, redeem);
-  }
+export class Tokens extends Repository implements TokenRepository {
+  /** By activeOwner's statement for this database. */
+  readonly findActiveOwner = forDialect(this.connection, activeOwner);
+  /** By redemption's statements for this database; see redeemCode. */
+  private readonly redeem = forDialect(this.connection, redemption);
 
   redeemCode(
     codeHash: string,
@@ -206,10 +195,6 @@ export class Tokens implements TokenRepository {
         .execute();
       for (const { family_id } of families) await revokeFamily(trx, family_id);
     });
-  }
-
-  findActiveOwner(tokenHash: string, now: number): Promise<ActiveTokenOwner | undefined> {
-    return this.findOwner(tokenHash, now);
   }
 
   async findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined> {

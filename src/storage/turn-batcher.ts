@@ -77,6 +77,10 @@ export class TurnBatcher<K, V> {
     const all = this.pending;
     this.pending = [];
     for (const round of this.rounds(all)) {
+      if (round.length <= this.maxBatch) {
+        await this.run(round);
+        continue;
+      }
       const batches: Promise<void>[] = [];
       for (let start = 0; start < round.length; start += this.maxBatch) {
         batches.push(this.run(round.slice(start, start + this.maxBatch)));
@@ -85,22 +89,28 @@ export class TurnBatcher<K, V> {
     }
   }
 
-  /** The turn's entries in rounds whose keys are distinct (one round when keys have no identity). */
+  /**
+   * The turn's entries in rounds whose keys are distinct (one round when keys have no identity): each entry
+   * joins the first round that does not hold its identity yet. Plain loops, no closure per entry: this runs
+   * on every code redemption.
+   */
   private rounds(entries: Pending<K, V>[]): Pending<K, V>[][] {
     const identity = this.options.identity;
     if (identity === undefined) return [entries];
-    const rounds: { ids: Set<string>; entries: Pending<K, V>[] }[] = [];
+    const rounds: Pending<K, V>[][] = [];
+    const identities: Set<string>[] = [];
     for (const entry of entries) {
       const id = identity(entry.key);
-      let round = rounds.find((r) => !r.ids.has(id));
-      if (round === undefined) {
-        round = { ids: new Set(), entries: [] };
-        rounds.push(round);
+      let r = 0;
+      while (r < identities.length && identities[r]!.has(id)) r++;
+      if (r === identities.length) {
+        identities.push(new Set());
+        rounds.push([]);
       }
-      round.ids.add(id);
-      round.entries.push(entry);
+      identities[r]!.add(id);
+      rounds[r]!.push(entry);
     }
-    return rounds.map((r) => r.entries);
+    return rounds;
   }
 
   private async run(batch: readonly Pending<K, V>[]): Promise<void> {

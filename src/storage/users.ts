@@ -3,15 +3,8 @@
  * of the code exchange and of user information, so it is a hand-written statement per database.
  */
 import { type Selectable, sql } from 'kysely';
-import {
-  type Connection,
-  type HotPath,
-  bit,
-  changed,
-  forDialect,
-  inserted,
-  prepareOnFirstUse,
-} from './connection.js';
+import type { HotPath } from './connection.js';
+import { Repository, bit, changed, forDialect, inserted, preparedLookup } from './connection.js';
 import type { Database } from './schema.js';
 import type { UserGroup, UserListQuery, UserRecord, UserRepository } from './store.js';
 
@@ -31,11 +24,7 @@ type FindUser = (uin: number) => Promise<UserRecord | undefined>;
 
 const findUser: HotPath<FindUser> = {
   sqlite(database) {
-    const statement = prepareOnFirstUse(database, 'select * from users where uin = ?');
-    return async (uin) => {
-      const row = statement().get(uin) as UserRow | undefined;
-      return row && toUser(row);
-    };
+    return preparedLookup(database, 'select * from users where uin = ?', toUser);
   },
   postgres(pool) {
     return async (uin) => {
@@ -49,18 +38,9 @@ const findUser: HotPath<FindUser> = {
   },
 };
 
-export class Users implements UserRepository {
-  private readonly db: Connection['db'];
-  private readonly findUser: FindUser;
-
-  constructor(connection: Connection) {
-    this.db = connection.db;
-    this.findUser = forDialect(connection, findUser);
-  }
-
-  find(uin: number): Promise<UserRecord | undefined> {
-    return this.findUser(uin);
-  }
+export class Users extends Repository implements UserRepository {
+  /** By findUser's statement for this database. */
+  readonly find = forDialect(this.connection, findUser);
 
   async insert(user: UserRecord): Promise<boolean> {
     const result = await this.db
