@@ -34,6 +34,17 @@ export default tseslint.config(
       'vue/html-self-closing': 'off',
     },
   },
+  {
+    // Shared by the server and the pages (the pages bundle it): no Node built-ins, no packages, and nothing
+    // from the server outside src/shared.
+    files: ['src/shared/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./)', message: 'src/shared imports only from src/shared.' }] },
+      ],
+    },
+  },
   // Prettier owns formatting: turn off every stylistic rule that would argue with it (Vue's included).
   prettier,
   {

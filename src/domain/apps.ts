@@ -1,18 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { AppRecord, Store } from '../storage/store.js';
+import type { AppView } from '../shared/views.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
 /** The public view of an app (never its secret or secret hash). */
-export interface AppView {
-  readonly client_id: string;
-  readonly name: string;
-  readonly emoji: string;
-  readonly redirect_uris: readonly string[];
-  readonly created_at: string;
-  readonly disabled: boolean;
-  readonly allow_refresh_tokens: boolean;
-}
-
 export function appView(app: AppRecord): AppView {
   return {
     client_id: app.clientId,
@@ -31,7 +22,7 @@ export interface NewApp {
   readonly redirectUris: readonly string[];
 }
 
-/** SPEC §1: a client secret carries 32 random bytes (43 base64url characters). */
+/** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
 export function newClientSecret(): string {
   return randomToken(32);
 }

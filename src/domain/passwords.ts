@@ -9,8 +9,8 @@ import { hash, verify } from '@node-rs/argon2';
 const PARAMETERS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 const CURRENT_PREFIX = `$argon2id$v=19$m=${PARAMETERS.memoryCost},t=${PARAMETERS.timeCost},p=${PARAMETERS.parallelism}$`;
 
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 256;
+// The length rule is shared with the pages.
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from '../shared/users.js';
 
 /**
  * Each hash holds 19 MiB while it runs. More at once than there are cores buys no throughput, only memory
@@ -67,12 +67,4 @@ export async function verifyAgainstDummy(password: string): Promise<false> {
   dummyHash ??= hashPassword('campus-sso dummy password for timing equalisation');
   await verifyPassword(await dummyHash, password);
   return false;
-}
-
-export function passwordProblem(password: string): string | undefined {
-  if (password.length < MIN_PASSWORD_LENGTH)
-    return `password must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  if (password.length > MAX_PASSWORD_LENGTH)
-    return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
-  return undefined;
 }

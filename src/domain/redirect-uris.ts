@@ -1,28 +1,28 @@
 /**
- * Redirect URI rules (SPEC §1, RFC 9700 §2.1, RFC 8252 §7.3): absolute, https — or http only for loopback
- * hosts — and no fragment (RFC 6749 §3.1.2). Matching at authorization time is exact string comparison.
+ * Redirect URI registration (the rules themselves are shared with the pages: src/shared/redirect-uris.ts),
+ * in the server's words, and the parameters appended at authorization time.
  */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+import {
+  MAX_REDIRECT_URIS,
+  MAX_REDIRECT_URI_LENGTH,
+  type RedirectUriProblem,
+  redirectUriProblem as redirectUriRule,
+} from '../shared/redirect-uris.js';
 
-export const MAX_REDIRECT_URIS = 10;
+export { MAX_REDIRECT_URIS };
 
-/** Answers why `uri` may not be registered, or undefined when it may. */
+const PROBLEM_MESSAGES: Readonly<Record<RedirectUriProblem, string>> = {
+  tooLong: `is longer than ${MAX_REDIRECT_URI_LENGTH} characters`,
+  fragment: 'must not contain a fragment (#)',
+  notAbsolute: 'is not an absolute URI',
+  httpNotLoopback: 'must use https (plain http only for localhost, 127.0.0.1 or [::1])',
+  otherScheme: 'must use https',
+};
+
+/** Answers why `uri` may not be registered, in words, or undefined when it may. */
 export function redirectUriProblem(uri: string): string | undefined {
-  if (uri.length > 2000) return 'is longer than 2000 characters';
-  if (uri.includes('#')) return 'must not contain a fragment (#)';
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'is not an absolute URI';
-  }
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') {
-    return LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname)
-      ? undefined
-      : 'must use https (plain http only for localhost, 127.0.0.1 or [::1])';
-  }
-  return 'must use https';
+  const problem = redirectUriRule(uri);
+  return problem && PROBLEM_MESSAGES[problem];
 }
 
 /** Validates a list for registration; answers the first problem, naming the URI. */

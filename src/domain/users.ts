@@ -1,21 +1,46 @@
 import type { Clock } from '../clock.js';
-import type { Store, UserGroup, UserRecord } from '../storage/store.js';
+import type { AdminUserView, UserView } from '../shared/views.js';
+import type { UserGroup } from '../shared/users.js';
+import type { Store, UserRecord } from '../storage/store.js';
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from './passwords.js';
 
-/** SPEC §1: a uin is a positive integer up to 2^53−1. */
-export function isValidUin(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
+// The uin rule is shared with the pages.
+export { isValidUin } from '../shared/users.js';
 
 /** The public view of a user, as every JSON answer shows it. */
-export interface UserView {
-  readonly uin: number;
-  readonly user_group: UserGroup;
-  readonly created_at: string;
-}
-
 export function userView(user: Pick<UserRecord, 'uin' | 'userGroup' | 'createdAt'>): UserView {
   return { uin: user.uin, user_group: user.userGroup, created_at: new Date(user.createdAt).toISOString() };
+}
+
+/** A user as the admin API shows them: the public view plus whether the account is disabled. */
+export function adminUserView(user: UserRecord): AdminUserView {
+  return { ...userView(user), disabled: user.disabled };
+}
+
+/** What an admin may change about a user (`PATCH /v1/admin/users/:uin`). */
+export interface UserChanges {
+  readonly userGroup?: UserGroup | undefined;
+  readonly disabled?: boolean | undefined;
+  /** Already checked against the password rule. */
+  readonly password?: string | undefined;
+}
+
+/**
+ * How an admin's change ended. `last-admin`: refused before anything was written, because it would leave no
+ * enabled admin. `last-admin-raced`: another change landed at the same moment and together they left none, so
+ * this one was written back.
+ */
+export type AdminChangeOutcome =
+  | { readonly outcome: 'changed'; readonly user: UserRecord }
+  | { readonly outcome: 'not-found' }
+  | { readonly outcome: 'last-admin' }
+  | { readonly outcome: 'last-admin-raced' };
+
+/** Whether the change takes an enabled admin out of the enabled admins (demotes or disables them). */
+export function removesAnAdmin(user: UserRecord, changes: UserChanges): boolean {
+  if (user.userGroup !== 'admin' || user.disabled) return false;
+  const demoted = changes.userGroup !== undefined && changes.userGroup !== 'admin';
+  return demoted || changes.disabled === true;
 }
 
 export class UserService {
@@ -60,5 +85,49 @@ export class UserService {
     const changed = await this.store.users.update(uin, { disabled });
     if (changed && disabled) await this.store.sessions.deleteForUser(uin);
     return changed;
+  }
+
+  /**
+   * An admin changes a user's group, enabled state and password. The service must always keep one enabled
+   * admin, or nobody could manage it any more (docs/interface.md#admin-api): a change that would leave none
+   * is refused, and nothing is written.
+   *
+   * `adminSessionIdHash`: the session of the admin making the change, which a password reset keeps.
+   */
+  async changeAsAdmin(
+    uin: number,
+    changes: UserChanges,
+    adminSessionIdHash: string,
+  ): Promise<AdminChangeOutcome> {
+    const user = await this.store.users.find(uin);
+    if (!user) return { outcome: 'not-found' };
+    const removesAdmin = removesAnAdmin(user, changes);
+    if (removesAdmin && (await this.store.users.countAdmins()) <= 1) return { outcome: 'last-admin' };
+
+    const { userGroup, disabled, password } = changes;
+    if (userGroup !== undefined || disabled !== undefined) {
+      await this.store.users.update(uin, {
+        ...(userGroup !== undefined && { userGroup }),
+        ...(disabled !== undefined && { disabled }),
+      });
+    }
+    // Two admins demoting each other at once could each see the other still enabled: count again after
+    // writing and put this change back if it left no enabled admin. The store has no transaction to hold
+    // both, so the check runs before anything else is done (sign-outs, the password), and a refused change
+    // leaves nothing behind.
+    if (removesAdmin && (await this.store.users.countAdmins()) === 0) {
+      await this.store.users.update(uin, { userGroup: user.userGroup, disabled: user.disabled });
+      return { outcome: 'last-admin-raced' };
+    }
+    // Disabling signs the user out everywhere; their tokens stop working at the next look-up.
+    if (disabled === true) await this.store.sessions.deleteForUser(uin);
+    if (password !== undefined) {
+      await this.setPassword(uin, password);
+      // A reset usually follows a compromise: whoever held the old password is signed out everywhere —
+      // except the admin making this call, when they reset their own.
+      await this.store.sessions.deleteForUser(uin, adminSessionIdHash);
+    }
+    const changed = await this.store.users.find(uin);
+    return changed ? { outcome: 'changed', user: changed } : { outcome: 'not-found' };
   }
 }

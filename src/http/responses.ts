@@ -1,12 +1,13 @@
 /**
- * The single place where answers are rendered. Two conventions exist (STYLE.md):
+ * The single place where answers are rendered. Two conventions exist (docs/interface.md#the-envelope):
  * - RFC 6749 §5.2 `{error, error_description}` for the standard OAuth endpoints;
  * - the legacy envelope `{code, msg, data}` for `/v1/account`, `/v1/admin` and the legacy endpoints.
  * Handlers return data or throw a typed error (`OAuthError`, `ApiError`); they never build error JSON.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidClientOrRedirect, InvalidToken, OAuthError } from '../oauth/errors.js';
+import { InvalidToken, OAuthError } from '../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../oauth/tokens.js';
+import { EnvelopeCode } from '../shared/envelope.js';
 import { ApiError } from './api-error.js';
 
 /**
@@ -26,20 +27,21 @@ declare module 'fastify' {
 }
 
 export interface Envelope<T> {
-  readonly code: number;
+  readonly code: EnvelopeCode;
   readonly msg: string;
   readonly data: T;
 }
 
 export function ok<T>(data: T): Envelope<T> {
-  return { code: 0, msg: 'ok', data };
+  return { code: EnvelopeCode.Ok, msg: 'ok', data };
 }
 
 const REALM = 'realm="campus-sso"';
 
 /** RFC 6750 §3: the WWW-Authenticate challenge for a bearer-token failure. */
 function bearerChallenge(error: InvalidToken): string {
-  // Exactly the SPEC §5 header values: existing clients may compare them.
+  // Exactly the documented header values: existing clients may compare them
+  // (docs/interface.md#legacy-user-information).
   return error.missing ? `Bearer ${REALM}` : `Bearer ${REALM}, error="invalid_token"`;
 }
 
@@ -57,6 +59,14 @@ function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
     // RFC 6749 §5.2: invalid_client with Basic auth answers 401 and a Basic challenge.
     headers['www-authenticate'] = `Basic ${REALM}`;
   }
+  if (style === 'envelope') {
+    // The page's calls (an unknown client or redirect URI on the consent page): the description alone.
+    return {
+      status: error.status,
+      body: { code: error.envelopeCode, msg: error.description, data: {} },
+      headers,
+    };
+  }
   // RFC 6749 §5.1: answers carrying tokens or token errors must not be cached.
   Object.assign(headers, NO_STORE_HEADERS);
   if (style === 'oauth') {
@@ -64,9 +74,10 @@ function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
     // RFC 6749 §5.2 permits 401 only for invalid_client; without Basic auth the RFC lets us answer 400 or 401.
     return { status: error.status, body, headers };
   }
-  // Legacy envelope (SPEC §4, §5): `msg` starts with the RFC error code.
+  // The legacy envelope: `msg` starts with the RFC error code (docs/interface.md#legacy-token-endpoint,
+  // docs/interface.md#legacy-user-information).
   const msg = error instanceof InvalidToken ? error.description : `${error.error}: ${error.description}`;
-  return { status: error.status, body: { code: error.legacyCode, msg, data: {} }, headers };
+  return { status: error.status, body: { code: error.envelopeCode, msg, data: {} }, headers };
 }
 
 interface ValidationParams {
@@ -117,17 +128,10 @@ function renderFastifyError(error: FastifyError): { status: number; message: str
 /** Renders any thrown error in the convention of the route it came from. */
 export function render(error: unknown, style: ErrorStyle): Rendered {
   if (error instanceof OAuthError) return renderOAuthError(error, style);
-  if (error instanceof InvalidClientOrRedirect) {
-    return {
-      status: error.status,
-      body: { code: error.envelopeCode, msg: error.description, data: {} },
-      headers: {},
-    };
-  }
   if (error instanceof ApiError) {
     return {
       status: error.status,
-      body: { code: error.code, msg: error.message, data: {} },
+      body: { code: error.envelopeCode, msg: error.message, data: {} },
       headers: { ...error.headers },
     };
   }
@@ -144,19 +148,29 @@ export function render(error: unknown, style: ErrorStyle): Rendered {
     // Token and user-information answers are never cached, errors included (RFC 6749 §5.1).
     return {
       status,
-      body: { code: status >= 500 ? 99 : 1, msg: `${rfcCode}: ${message}`, data: {} },
+      body: { code: fallbackCode(status), msg: `${rfcCode}: ${message}`, data: {} },
       headers: { ...NO_STORE_HEADERS },
     };
   }
   return {
     status,
-    body: { code: ENVELOPE_CODES[status] ?? (status >= 500 ? 99 : 1), msg: message, data: {} },
+    body: { code: ENVELOPE_CODES[status] ?? fallbackCode(status), msg: message, data: {} },
     headers: {},
   };
 }
 
-/** Envelope codes for statuses that Fastify itself may answer (README "The envelope"). */
-const ENVELOPE_CODES: Readonly<Record<number, number>> = { 401: -1, 403: 4, 404: 5, 409: 6, 429: 7 };
+/** Envelope codes for statuses that Fastify itself may answer (docs/interface.md#the-envelope). */
+const ENVELOPE_CODES: Readonly<Record<number, EnvelopeCode>> = {
+  401: EnvelopeCode.NotSignedIn,
+  403: EnvelopeCode.Forbidden,
+  404: EnvelopeCode.NotFound,
+  409: EnvelopeCode.Conflict,
+  429: EnvelopeCode.Throttled,
+};
+
+function fallbackCode(status: number): EnvelopeCode {
+  return status >= 500 ? EnvelopeCode.Internal : EnvelopeCode.InvalidRequest;
+}
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const style = request.routeOptions.config.errorStyle ?? 'envelope';

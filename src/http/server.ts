@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from './api-error.js';
+import { notFound } from './api-error.js';
 import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
@@ -28,7 +28,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
         ? false
         : {
             level: ctx.config.logLevel,
-            // SPEC §8: no secrets, codes or tokens in logs.
+            // No secrets, codes or tokens in logs (docs/security.md).
             redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
           },
     // Fastify's own two lines per request would log the query string; access-log.ts logs one, without it.
@@ -57,7 +57,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   const registry = registerMetrics(app);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(async (request) => {
-    throw new ApiError(404, 5, `no such endpoint: ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    throw notFound(`no such endpoint: ${request.method} ${request.url.split('?')[0] ?? ''}`);
   });
 
   await app.register(healthRoutes, { ctx, registry });

@@ -1,11 +1,19 @@
+/**
+ * The protected-resource side of RFC 6750: the bearer token a request presents, and whose it is. Routes ask
+ * here and never learn how tokens are stored.
+ */
+import type { AppContext } from '../app-context.js';
+import type { ActiveTokenOwner } from '../storage/store.js';
+import { credentialKey } from './credentials.js';
 import { InvalidToken } from './errors.js';
 
 /** RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token (the scheme is case-insensitive, RFC 7235 §2.1). */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * The token of an `Authorization: Bearer` header. SPEC §5: a missing or malformed header answers the bare
- * challenge `Bearer realm="campus-sso"` (RFC 6750 §3.1: no error code without usable credentials).
+ * The token of an `Authorization: Bearer` header. A missing or malformed header answers the bare challenge
+ * `Bearer realm="campus-sso"` (RFC 6750 §3.1: no error code without usable credentials;
+ * docs/interface.md#legacy-user-information).
  */
 export function bearerToken(authorization: string | undefined): string {
   if (authorization === undefined)
@@ -16,3 +24,22 @@ export function bearerToken(authorization: string | undefined): string {
 }
 
 export const INVALID_ACCESS_TOKEN = 'the access token is invalid, expired or revoked';
+
+/**
+ * Whose access token this is, if it is still good: unrevoked and unexpired, its user and its app enabled.
+ * One storage call (the hot path of user information and introspection).
+ */
+export function findActiveAccessToken(ctx: AppContext, token: string): Promise<ActiveTokenOwner | undefined> {
+  return ctx.store.tokens.findActiveOwner(credentialKey(token), ctx.clock.now());
+}
+
+/** The owner of the request's `Authorization: Bearer` access token (RFC 6750 §2.1), or `InvalidToken`. */
+export async function requireActiveAccessToken(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<ActiveTokenOwner> {
+  const owner = await findActiveAccessToken(ctx, bearerToken(authorization));
+  // RFC 6750 §3.1 invalid_token: "expired, revoked, malformed, or invalid".
+  if (!owner) throw new InvalidToken(INVALID_ACCESS_TOKEN);
+  return owner;
+}

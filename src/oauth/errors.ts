@@ -3,6 +3,7 @@
  * (RFC 6749 §5.2 `{error, error_description}` and the legacy envelope `{code, msg, data}`) are produced
  * from them in exactly one place each: `src/http/responses.ts`.
  */
+import { EnvelopeCode } from '../shared/envelope.js';
 
 /** RFC 6749 §4.1.2.1 / §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1 error codes. */
 export type OAuthErrorCode =
@@ -22,8 +23,13 @@ export type OAuthErrorCode =
 export abstract class OAuthError extends Error {
   abstract readonly error: OAuthErrorCode;
   abstract readonly status: number;
-  /** Legacy envelope code (SPEC §4): 1 malformed request, 2 client or grant, -1 bad token. */
-  abstract readonly legacyCode: number;
+  /** The envelope's `code` when a legacy endpoint answers this error (docs/interface.md#the-envelope). */
+  abstract readonly envelopeCode: EnvelopeCode;
+  /**
+   * Whether the authorization endpoint may send this error to the client's redirect URI (node-oidc-provider's
+   * `allow_redirect`). RFC 6749 §4.1.2.1: not while the client or its redirect URI is in doubt.
+   */
+  readonly allowRedirect: boolean = true;
   /** Set when the client authenticated with HTTP Basic, so a 401 carries `WWW-Authenticate: Basic`. */
   usedBasicAuth = false;
 
@@ -39,56 +45,56 @@ export abstract class OAuthError extends Error {
 export class InvalidRequest extends OAuthError {
   readonly error = 'invalid_request';
   readonly status = 400;
-  readonly legacyCode = 1;
+  readonly envelopeCode = EnvelopeCode.InvalidRequest;
 }
 
 export class InvalidClient extends OAuthError {
   readonly error = 'invalid_client';
   readonly status = 401;
-  readonly legacyCode = 2;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
 }
 
 export class InvalidGrant extends OAuthError {
   readonly error = 'invalid_grant';
   readonly status = 400;
-  readonly legacyCode = 2;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
 }
 
 export class UnauthorizedClient extends OAuthError {
   readonly error = 'unauthorized_client';
   readonly status = 400;
-  readonly legacyCode = 2;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
 }
 
 export class UnsupportedGrantType extends OAuthError {
   readonly error = 'unsupported_grant_type';
   readonly status = 400;
-  readonly legacyCode = 1;
+  readonly envelopeCode = EnvelopeCode.InvalidRequest;
 }
 
 export class InvalidScope extends OAuthError {
   readonly error = 'invalid_scope';
   readonly status = 400;
-  readonly legacyCode = 1;
+  readonly envelopeCode = EnvelopeCode.InvalidRequest;
 }
 
 export class AccessDenied extends OAuthError {
   readonly error = 'access_denied';
   readonly status = 403;
-  readonly legacyCode = 2;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
 }
 
 export class UnsupportedResponseType extends OAuthError {
   readonly error = 'unsupported_response_type';
   readonly status = 400;
-  readonly legacyCode = 1;
+  readonly envelopeCode = EnvelopeCode.InvalidRequest;
 }
 
 /** RFC 6750 §3.1: the bearer token is missing (no `error` attribute) or invalid (`invalid_token`). */
 export class InvalidToken extends OAuthError {
   readonly error = 'invalid_token';
   readonly status = 401;
-  readonly legacyCode = -1;
+  readonly envelopeCode = EnvelopeCode.NotSignedIn;
   /** RFC 6750 §3.1: a request without any authentication information carries no error code. */
   constructor(
     description: string,
@@ -99,14 +105,14 @@ export class InvalidToken extends OAuthError {
 }
 
 /**
- * The authorization request named an unknown or disabled client, or a redirect URI that is not registered:
- * RFC 6749 §4.1.2.1 forbids redirecting, so the error is shown to the user instead (envelope code 3).
+ * The authorization request named an unknown or disabled client, or a redirect URI that is not registered.
+ * RFC 6749 §4.1.2.1: the authorization server "MUST NOT automatically redirect the user-agent to the invalid
+ * redirection URI", so the error is shown to the user instead (envelope code 3, with `msg` the description
+ * alone).
  */
-export class InvalidClientOrRedirect extends Error {
-  override readonly name = 'InvalidClientOrRedirect';
+export class InvalidClientOrRedirect extends OAuthError {
+  readonly error = 'invalid_request';
   readonly status = 400;
-  readonly envelopeCode = 3;
-  constructor(readonly description: string) {
-    super(description);
-  }
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrRedirect;
+  override readonly allowRedirect = false;
 }

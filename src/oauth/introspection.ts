@@ -3,8 +3,9 @@
  * inactive (RFC 7662 §4: do not help token scanning).
  */
 import type { AppContext } from '../app-context.js';
-import { credentialKey } from './credentials.js';
 import type { AppRecord } from '../storage/store.js';
+import { findActiveAccessToken } from './bearer.js';
+import { credentialKey } from './credentials.js';
 import { InvalidRequest } from './errors.js';
 import type { TokenTypeHint } from './revocation.js';
 
@@ -25,9 +26,9 @@ export type IntrospectionResponse =
 const INACTIVE: IntrospectionResponse = { active: false };
 const seconds = (epochMs: number): number => Math.floor(epochMs / 1000);
 
-async function introspectAccessToken(ctx: AppContext, client: AppRecord, tokenHash: string, now: number) {
+async function introspectAccessToken(ctx: AppContext, client: AppRecord, presented: string) {
   // Unrevoked, unexpired, user and app enabled: the same question get-user-info asks.
-  const owner = await ctx.store.tokens.findActiveOwner(tokenHash, now);
+  const owner = await findActiveAccessToken(ctx, presented);
   if (!owner) return undefined;
   if (owner.token.clientId !== client.clientId) return INACTIVE;
   const { token, user } = owner;
@@ -44,13 +45,15 @@ async function introspectAccessToken(ctx: AppContext, client: AppRecord, tokenHa
   };
 }
 
-async function introspectRefreshToken(ctx: AppContext, client: AppRecord, tokenHash: string, now: number) {
-  const token = await ctx.store.tokens.findRefreshToken(tokenHash);
+async function introspectRefreshToken(ctx: AppContext, client: AppRecord, presented: string) {
+  const now = ctx.clock.now();
+  const token = await ctx.store.tokens.findRefreshToken(credentialKey(presented));
   if (!token) return undefined;
   if (token.clientId !== client.clientId) return INACTIVE;
   // A rotated, revoked or expired refresh token can no longer be used.
   if (token.revoked || token.rotatedAt !== null || token.expiresAt <= now) return INACTIVE;
-  // RFC 6749 §6 needs refresh tokens switched on for the client, and SPEC §1 an enabled user.
+  // RFC 6749 §6 needs refresh tokens switched on for the client, and an enabled user
+  // (docs/interface.md#resources).
   if (!client.allowRefreshTokens) return INACTIVE;
   const user = await ctx.store.users.find(token.uin);
   if (!user || user.disabled) return INACTIVE;
@@ -74,15 +77,13 @@ export async function introspectToken(
 ): Promise<IntrospectionResponse> {
   // RFC 7662 §2.1: token is REQUIRED.
   if (token === undefined) throw new InvalidRequest('token is required');
-  const tokenHash = credentialKey(token);
-  const now = ctx.clock.now();
   // RFC 7662 §2.1: the hint only says where to look first.
   const order =
     hint === 'refresh_token'
       ? [introspectRefreshToken, introspectAccessToken]
       : [introspectAccessToken, introspectRefreshToken];
   for (const introspect of order) {
-    const answer = await introspect(ctx, client, tokenHash, now);
+    const answer = await introspect(ctx, client, token);
     if (answer) return answer;
   }
   // RFC 7662 §2.2: unknown, expired or revoked → {"active": false}.

@@ -2,7 +2,7 @@
  * The admin JSON API (SPEC §7, README "Admin API"): the admin gate, the apps panel and the users panel.
  * The CSV import has its own file, admin-import.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UserGroup } from '../../src/storage/store.js';
 import { Browser, json } from '../helpers/http.js';
 import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
@@ -749,6 +749,24 @@ describe.each(DATABASES)('the last enabled admin on %s', (database) => {
         password: PASSWORD,
       });
       expect(response.status).toBe(200);
+    });
+
+    it('writes a change back, signing nobody out, when a concurrent change left no enabled admin', async () => {
+      // The first count sees a second admin that another request is demoting at this moment.
+      const count = vi.spyOn(server.ctx.store.users, 'countAdmins').mockResolvedValueOnce(2);
+      try {
+        const msg = await expectError(
+          await admin.call('PATCH', `/v1/admin/users/${ADMIN}`, { disabled: true }),
+          409,
+          6,
+        );
+        expect(msg).toBe('cannot demote or disable the last enabled admin');
+      } finally {
+        count.mockRestore();
+      }
+      expect(await server.ctx.store.users.find(ADMIN)).toMatchObject({ userGroup: 'admin', disabled: false });
+      // The refused change ended no session: the admin is still signed in.
+      expect((await admin.call('GET', '/v1/account/me')).status).toBe(200);
     });
 
     it('does not count a disabled admin as an enabled one', async () => {

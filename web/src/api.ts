@@ -5,46 +5,20 @@
  * is what the server's CSRF check expects.
  */
 
-export type UserGroup = 'admin' | 'member' | 'user';
-export const USER_GROUPS: readonly UserGroup[] = ['admin', 'member', 'user'];
+import { EnvelopeCode } from '../../src/shared/envelope';
+import { USER_GROUPS, type UserGroup } from '../../src/shared/users';
+import type {
+  AdminUserView,
+  AppInfoView,
+  AppView,
+  ConsentView,
+  SignedInView,
+  UserView,
+} from '../../src/shared/views';
 
-export interface Me {
-  uin: number;
-  user_group: UserGroup;
-  created_at: string;
-}
-
-export interface AppInfo {
-  client_id: string;
-  name: string;
-  emoji: string;
-  consented: boolean;
-}
-
-export interface Consent {
-  client_id: string;
-  name: string;
-  emoji: string;
-  scope: string;
-  granted_at: string;
-}
-
-export interface OAuthApp {
-  client_id: string;
-  name: string;
-  emoji: string;
-  redirect_uris: string[];
-  created_at: string;
-  disabled: boolean;
-  allow_refresh_tokens: boolean;
-}
-
-export interface User {
-  uin: number;
-  user_group: UserGroup;
-  created_at: string;
-  disabled: boolean;
-}
+// The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
+export { EnvelopeCode, USER_GROUPS, type UserGroup };
+export type { AdminUserView, AppInfoView, AppView, ConsentView, SignedInView, UserView };
 
 /** The authorization request's parameters, passed through to `POST /v1/oauth2/authorize` unchanged. */
 export interface AuthorizationParams {
@@ -72,22 +46,11 @@ export interface ImportResult {
   error?: string;
 }
 
-/** Envelope codes (README "The envelope"). */
-export const ApiCode = {
-  ok: 0,
-  invalidRequest: 1,
-  unknownClient: 3,
-  notSignedIn: -1,
-  forbidden: 4,
-  notFound: 5,
-  conflict: 6,
-  throttled: 7,
-} as const;
-
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
     readonly status: number,
+    /** The envelope's `code` (`EnvelopeCode`); 99 when the answer was not the envelope. */
     readonly code: number,
     message: string,
     /** Seconds from `Retry-After` on a 429, when the server sent it. */
@@ -123,8 +86,9 @@ async function call<T>(method: Method, path: string, body?: unknown): Promise<T>
   } catch {
     throw new NetworkError(`${method} ${path}: HTTP ${response.status} without a JSON answer`);
   }
-  const code = typeof envelope.code === 'number' ? envelope.code : response.ok ? 0 : 99;
-  if (!response.ok || code !== 0) {
+  const code =
+    typeof envelope.code === 'number' ? envelope.code : response.ok ? EnvelopeCode.Ok : EnvelopeCode.Internal;
+  if (!response.ok || code !== EnvelopeCode.Ok) {
     const retryAfter = Number.parseInt(response.headers.get('Retry-After') ?? '', 10);
     throw new ApiError(
       response.status,
@@ -150,18 +114,18 @@ function query(params: Record<string, string | number | undefined>): string {
 export const api = {
   // Browser session
   login: (uin: number, password: string) =>
-    call<{ uin: number; user_group: UserGroup }>('POST', '/v1/account/login', { uin, password }),
+    call<SignedInView>('POST', '/v1/account/login', { uin, password }),
   logout: () => call<object>('POST', '/v1/account/logout', {}),
-  me: () => call<Me>('GET', '/v1/account/me'),
+  me: () => call<UserView>('GET', '/v1/account/me'),
   changePassword: (current_password: string, new_password: string) =>
     call<object>('POST', '/v1/account/password', { current_password, new_password }),
-  consents: () => call<{ consents: Consent[] }>('GET', '/v1/account/consents'),
+  consents: () => call<{ consents: ConsentView[] }>('GET', '/v1/account/consents'),
   revokeConsent: (clientId: string) => call<object>('DELETE', `/v1/account/consents/${enc(clientId)}`),
 
   // Authorization page
   /** `scope`: what the app asks for now; a remembered consent counts only if it covers all of it. */
   appInfo: (clientId: string, redirectUri: string, scope?: string) =>
-    call<AppInfo>(
+    call<AppInfoView>(
       'GET',
       `/v1/oauth2/app-info${query({ client_id: clientId, redirect_uri: redirectUri, scope })}`,
     ),
@@ -169,13 +133,13 @@ export const api = {
     call<{ redirect_to: string }>('POST', '/v1/oauth2/authorize', { ...params, decision }),
 
   // Admin: applications
-  listApps: () => call<{ apps: OAuthApp[] }>('GET', '/v1/admin/apps'),
+  listApps: () => call<{ apps: AppView[] }>('GET', '/v1/admin/apps'),
   createApp: (app: { name: string; emoji: string; redirect_uris: string[] }) =>
-    call<{ app: OAuthApp; client_secret: string }>('POST', '/v1/admin/apps', app),
+    call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
     clientId: string,
-    patch: Partial<Pick<OAuthApp, 'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens'>>,
-  ) => call<{ app: OAuthApp }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
+    patch: Partial<Pick<AppView, 'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens'>>,
+  ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
   rotateSecret: (clientId: string) =>
     call<{ client_id: string; client_secret: string }>(
       'POST',
@@ -186,11 +150,11 @@ export const api = {
 
   // Admin: users
   listUsers: (params: { search?: string; group?: UserGroup; offset: number; limit: number }) =>
-    call<{ users: User[]; total: number }>('GET', `/v1/admin/users${query({ ...params })}`),
+    call<{ users: AdminUserView[]; total: number }>('GET', `/v1/admin/users${query({ ...params })}`),
   createUser: (user: { uin: number; password: string; user_group: UserGroup }) =>
-    call<{ user: User }>('POST', '/v1/admin/users', user),
+    call<{ user: AdminUserView }>('POST', '/v1/admin/users', user),
   updateUser: (uin: number, patch: Partial<{ user_group: UserGroup; disabled: boolean; password: string }>) =>
-    call<{ user: User }>('PATCH', `/v1/admin/users/${uin}`, patch),
+    call<{ user: AdminUserView }>('PATCH', `/v1/admin/users/${uin}`, patch),
   importUsers: (rows: ImportRow[]) =>
     call<{ results: ImportResult[] }>('POST', '/v1/admin/users/import', { rows }),
 };

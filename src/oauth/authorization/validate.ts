@@ -38,7 +38,8 @@ export async function validateAuthorizationRequest(
     const nonce = checkNonce(params);
     return { ...redirect, scope, nonce, pkce };
   } catch (error) {
-    if (error instanceof OAuthError) throw new RedirectableAuthorizationError(error, redirect);
+    if (error instanceof OAuthError && error.allowRedirect)
+      throw new RedirectableAuthorizationError(error, redirect);
     throw error;
   }
 }

@@ -1,53 +1,43 @@
-/** Client-side checks that mirror the server's (src/domain), so people see mistakes before sending. */
+/**
+ * Client-side checks, so people see mistakes before sending. The rules are the server's own (src/shared);
+ * only their wording lives here, in the locale files.
+ */
+import {
+  type RedirectUriProblem as SharedRedirectUriProblem,
+  redirectUriProblem as redirectUriRule,
+} from '../../../src/shared/redirect-uris';
+import { isValidUin, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../../src/shared/users';
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 256;
-export const MAX_REDIRECT_URIS = 10;
+export { isSingleEmoji } from '../../../src/shared/emoji';
+export { MAX_REDIRECT_URIS } from '../../../src/shared/redirect-uris';
 
 /** A UIN as typed: digits only (no leading zero), a positive safe integer; undefined when it is not one. */
 export function parseUin(text: string): number | undefined {
   const trimmed = text.trim();
   if (!/^[1-9]\d{0,15}$/.test(trimmed)) return undefined;
   const value = Number(trimmed);
-  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  return isValidUin(value) ? value : undefined;
 }
 
 export function passwordLengthOk(password: string): boolean {
-  return password.length >= PASSWORD_MIN && password.length <= PASSWORD_MAX;
+  return password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
 }
 
+/** The locale key (under `apps.`) that explains a redirect URI problem. */
 export type RedirectUriProblem = 'uriTooLong' | 'uriFragment' | 'uriNotAbsolute' | 'uriNotHttps';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const PROBLEM_KEYS: Readonly<Record<SharedRedirectUriProblem, RedirectUriProblem>> = {
+  tooLong: 'uriTooLong',
+  fragment: 'uriFragment',
+  notAbsolute: 'uriNotAbsolute',
+  httpNotLoopback: 'uriNotHttps',
+  otherScheme: 'uriNotAbsolute',
+};
 
-/** SPEC §1 / RFC 9700 §2.1: absolute; https, or http only for loopback hosts; no fragment. */
+/** Why `uri` may not be registered, as a locale key; undefined when it may. */
 export function redirectUriProblem(uri: string): RedirectUriProblem | undefined {
-  if (uri.length > 2000) return 'uriTooLong';
-  if (uri.includes('#')) return 'uriFragment';
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'uriNotAbsolute';
-  }
-  if (url.protocol === 'https:') return undefined;
-  if (
-    url.protocol === 'http:' &&
-    (LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname))
-  ) {
-    return undefined;
-  }
-  return url.protocol === 'http:' ? 'uriNotHttps' : 'uriNotAbsolute';
-}
-
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
-const EMOJI = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[#*0-9]\uFE0F?\u20E3)/u;
-
-/** SPEC §1: exactly one emoji (one grapheme cluster that is an emoji). */
-export function isSingleEmoji(value: string): boolean {
-  if (value.length === 0 || value.length > 64) return false;
-  if ([...segmenter.segment(value)].length !== 1) return false;
-  return EMOJI.test(value);
+  const problem = redirectUriRule(uri);
+  return problem && PROBLEM_KEYS[problem];
 }
 
 /** A random password for "reset password" and "add user" (readable characters, no modulo bias). */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isValidUin, userView } from '../../../domain/users.js';
+import type { SignedInView } from '../../../shared/views.js';
 import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -13,7 +14,7 @@ import {
 
 const LoginBody = Type.Object({ uin: UinInput, password: PasswordInput }, { additionalProperties: false });
 
-/** SPEC §2: sign in, sign out, who am I. */
+/** Sign in, sign out, who am I (docs/interface.md#browser-session-api). */
 export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/account/login',
@@ -41,7 +42,8 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       const { id } = await ctx.sessions.start(user.uin);
       setSessionCookie(ctx, reply, id);
       request.log.info({ uin }, 'signed in');
-      return ok({ uin: user.uin, user_group: user.userGroup });
+      const signedIn: SignedInView = { uin: user.uin, user_group: user.userGroup };
+      return ok(signedIn);
     },
   );
 

@@ -1,6 +1,6 @@
 import { Type, type TUnsafe } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { USER_GROUPS, type UserGroup } from '../../../storage/store.js';
+import { USER_GROUPS, type UserGroup } from '../../../shared/users.js';
 import { badRequest } from '../../api-error.js';
 import { ClientIdParam } from '../../schemas.js';
 
@@ -15,8 +15,9 @@ export function StringEnum<T extends string>(values: readonly T[]): TUnsafe<T> {
 export const UserGroupSchema = StringEnum<UserGroup>(USER_GROUPS);
 
 /**
- * `client_id` in a path. New apps get 16 characters of [A-Za-z0-9] (SPEC §1), but apps imported from the
- * previous system keep the client_id they had, so any short URL-safe identifier is accepted.
+ * `client_id` in a path. New apps get 16 characters of [A-Za-z0-9] (docs/interface.md#resources), but
+ * apps imported from the previous system keep the client_id they had, so any short URL-safe identifier is
+ * accepted.
  */
 export const ClientIdParams = Type.Object({ client_id: ClientIdParam }, { additionalProperties: false });
 

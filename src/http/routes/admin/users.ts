@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { adminUserView, removesAnAdmin, wouldRemoveLastAdmin } from '../../../domain/admin-users.js';
 import { passwordProblem } from '../../../domain/passwords.js';
-import { isValidUin } from '../../../domain/users.js';
-import { USER_GROUPS, type UserGroup, type UserRecord } from '../../../storage/store.js';
+import { adminUserView, isValidUin } from '../../../domain/users.js';
+import { USER_GROUPS, type UserGroup } from '../../../shared/users.js';
 import { badRequest, conflict, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -27,7 +26,7 @@ const UserListQuery = Type.Object(
 
 const NewUserBody = Type.Object(
   {
-    // SPEC §1: a JSON integer, positive, at most 2^53−1.
+    // A JSON integer, positive, at most 2^53−1 (docs/interface.md#resources).
     uin: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
     password: Type.String(),
     user_group: UserGroupSchema,
@@ -57,14 +56,11 @@ function pathUin(raw: string): number {
   return uin;
 }
 
-/** `/v1/admin/users…` (without the CSV import): the Users panel of the management page (SPEC §7). */
+/**
+ * `/v1/admin/users…` (without the CSV import): the Users panel of the management page
+ * (docs/interface.md#admin-api).
+ */
 export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
-  async function findUser(uin: number): Promise<UserRecord> {
-    const user = await ctx.store.users.find(uin);
-    if (!user) throw notFound(`no user with uin ${uin}`);
-    return user;
-  }
-
   app.get('/v1/admin/users', { schema: { querystring: UserListQuery } }, async (request) => {
     const { search, group, offset, limit } = request.query;
     const pageSize = limit === undefined ? DEFAULT_PAGE_SIZE : Number(limit);
@@ -101,31 +97,22 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
       }
       if (password !== undefined) checkedPassword(password);
 
-      const user = await findUser(uin);
-      const changes = { userGroup, disabled };
-      if (await wouldRemoveLastAdmin(ctx.store, user, changes)) {
-        const self = user.uin === currentAdmin(request).uin ? 'yourself' : `user ${uin}`;
-        throw conflict(`cannot demote or disable ${self}: the service must keep at least one enabled admin`);
+      const { session } = currentAdminSession(request);
+      const changed = await ctx.users.changeAsAdmin(uin, { userGroup, disabled, password }, session.idHash);
+      switch (changed.outcome) {
+        case 'not-found':
+          throw notFound(`no user with uin ${uin}`);
+        case 'last-admin': {
+          const self = uin === currentAdmin(request).uin ? 'yourself' : `user ${uin}`;
+          throw conflict(
+            `cannot demote or disable ${self}: the service must keep at least one enabled admin`,
+          );
+        }
+        case 'last-admin-raced':
+          throw conflict('cannot demote or disable the last enabled admin');
+        case 'changed':
+          return ok({ user: adminUserView(changed.user) });
       }
-
-      if (userGroup !== undefined) await ctx.store.users.update(uin, { userGroup });
-      // Disabling signs the user out everywhere; their tokens stop working at the next look-up.
-      if (disabled !== undefined) await ctx.users.setDisabled(uin, disabled);
-
-      // Two admins demoting each other at once could each see the other still enabled: check again after
-      // writing and put this change back if it left no enabled admin (before the password, so a refused
-      // call changes nothing).
-      if (removesAnAdmin(user, changes) && (await ctx.store.users.countAdmins()) === 0) {
-        await ctx.store.users.update(uin, { userGroup: user.userGroup, disabled: user.disabled });
-        throw conflict('cannot demote or disable the last enabled admin');
-      }
-      if (password !== undefined) {
-        await ctx.users.setPassword(uin, password);
-        // A reset usually follows a compromise: whoever held the old password is signed out everywhere —
-        // except the admin making this call, when they reset their own.
-        await ctx.store.sessions.deleteForUser(uin, currentAdminSession(request).session.idHash);
-      }
-      return ok({ user: adminUserView(await findUser(uin)) });
     },
   );
 };

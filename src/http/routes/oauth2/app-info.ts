@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { checkClient } from '../../../oauth/authorization/check-client.js';
 import { grantedScope, consentCovers } from '../../../oauth/scopes.js';
+import type { AppInfoView } from '../../../shared/views.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { findSignedIn } from '../../session-cookie.js';
@@ -15,11 +16,6 @@ const AppInfoQuery = Type.Object(
   { additionalProperties: true },
 );
 
-/**
- * SPEC §2: what the consent page shows. The same first check as the authorization request: an unknown or
- * disabled client, or an unregistered redirect URI, is 400 code 3 (no redirect, RFC 6749 §4.1.2.1).
- * Works without a session; `consented` is true only for a signed-in user who already authorized the app.
- */
 /** The supported scope values asked for; a malformed scope shows the consent card (and then fails there). */
 function requestedScope(scope: string | undefined): string | null {
   try {
@@ -29,6 +25,12 @@ function requestedScope(scope: string | undefined): string | null {
   }
 }
 
+/**
+ * What the consent page shows (docs/interface.md#browser-session-api). The same first check as the
+ * authorization request: an unknown or disabled client, or an unregistered redirect URI, is 400 code 3 (no
+ * redirect, RFC 6749 §4.1.2.1). Works without a session; `consented` is true only for a signed-in user who
+ * already authorized the app.
+ */
 export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/oauth2/app-info', { schema: { querystring: AppInfoQuery } }, async (request) => {
     const { app: client } = await checkClient(ctx, request.query);
@@ -36,6 +38,12 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     const consent = signedIn && (await ctx.store.consents.find(signedIn.user.uin, client.clientId));
     const consented =
       consent !== undefined && consentCovers(consent.scope, requestedScope(request.query.scope));
-    return ok({ client_id: client.clientId, name: client.name, emoji: client.emoji, consented });
+    const info: AppInfoView = {
+      client_id: client.clientId,
+      name: client.name,
+      emoji: client.emoji,
+      consented,
+    };
+    return ok(info);
   });
 };

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { credentialKey } from '../../../oauth/credentials.js';
-import { INVALID_ACCESS_TOKEN, bearerToken } from '../../../oauth/bearer.js';
-import { InvalidToken } from '../../../oauth/errors.js';
 import type { FastifyRequest } from 'fastify';
+import { requireActiveAccessToken } from '../../../oauth/bearer.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 
 const UserInfoResponse = Type.Object({
@@ -13,16 +11,14 @@ const UserInfoResponse = Type.Object({
 });
 
 /**
- * SPEC §6 / OIDC Core §5.3: the standard UserInfo endpoint, GET or POST, Bearer token in the header
- * (RFC 6750 §2.1), plain JSON. Errors are RFC 6750 §3 (WWW-Authenticate + `{error, error_description}`).
+ * OIDC Core §5.3 (docs/interface.md#openid-connect): the standard UserInfo endpoint, GET or POST, Bearer
+ * token in the header (RFC 6750 §2.1), plain JSON. Errors are RFC 6750 §3 (WWW-Authenticate +
+ * `{error, error_description}`).
  */
 export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   const handler = async (request: FastifyRequest) => {
-    const token = bearerToken(request.headers.authorization);
-    const owner = await ctx.store.tokens.findActiveOwner(credentialKey(token), ctx.clock.now());
-    // RFC 6750 §3.1 invalid_token.
-    if (!owner) throw new InvalidToken(INVALID_ACCESS_TOKEN);
-    const { user } = owner;
+    // RFC 6750 §2.1 and §3.1: the Bearer token in the header, or invalid_token.
+    const { user } = await requireActiveAccessToken(ctx, request.headers.authorization);
     return {
       sub: String(user.uin),
       uin: user.uin,
