@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-/** The `campus-sso` command (SPEC §8). */
+/** The `campus-sso` command (docs/interface.md#command-line). */
 import { ConfigError, loadConfig } from './config/config.js';
 import { appAdd, migrate, serve, userAdd } from './cli/commands.js';
 import { USAGE, UsageError } from './cli/usage.js';
@@ -35,6 +35,13 @@ async function main(argv: string[]): Promise<number> {
       if (sub !== 'add') throw new UsageError(`unknown command "app ${sub ?? ''}"`.trim());
       await appAdd(config, rest, out);
       return 0;
+    case 'backup':
+    case 'restore': {
+      const { backupCommand, restoreCommand } = await import('./cli/backup-restore.js');
+      const args = [sub, ...rest].filter((a): a is string => a !== undefined);
+      await (command === 'backup' ? backupCommand : restoreCommand)(config, args, out);
+      return 0;
+    }
     case 'import-campux': {
       const { importCampuxCommand } = await import('./cli/import-campux.js');
       await importCampuxCommand(

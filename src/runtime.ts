@@ -1,10 +1,14 @@
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type AppContext, createAppContext } from './app-context.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config/config.js';
 import { randomToken } from './domain/crypto.js';
 import { buildServer } from './http/server.js';
+import { withDurableAccountWrites } from './ops/durable-account-writes.js';
+import { assertDatabaseIntact } from './ops/sqlite-maintenance.js';
 import { openStore } from './storage/open-store.js';
+import type { Store } from './storage/store.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 const FIRST_ADMIN_UIN = 10000;
@@ -13,11 +17,18 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   readonly ctx: AppContext;
   readonly url: string;
+  /**
+   * Stops serving: no new connections, idle keep-alive connections closed at once, answers in flight sent
+   * with `Connection: close`; after `config.shutdownTimeout` seconds the connections still open are closed.
+   */
   close(): Promise<void>;
 }
 
+/** How often, while draining, connections that have just turned idle are closed. */
+const DRAIN_REAP_INTERVAL_MS = 100;
+
 /**
- * SPEC §8: with no admin yet, create one with a generated one-time password and print it once — never a
+ * docs/interface.md#command-line: with no admin yet, create one with a generated one-time password and print it once — never a
  * fixed default. Several instances starting together race harmlessly: only one insert succeeds.
  */
 async function ensureFirstAdmin(ctx: AppContext, app: FastifyInstance): Promise<void> {
@@ -38,7 +49,13 @@ export async function startServer(
   config: Config,
   options: { logger?: boolean } = {},
 ): Promise<RunningServer> {
-  const store = openStore(config.database);
+  let store: Store;
+  if (config.database.kind === 'sqlite') {
+    assertDatabaseIntact(config.database.file);
+    store = withDurableAccountWrites(openStore(config.database), resolve(config.database.file));
+  } else {
+    store = openStore(config.database);
+  }
   await store.migrate();
   const ctx = createAppContext(config, store, systemClock);
   const app = await buildServer(ctx, options);
@@ -63,7 +80,19 @@ export async function startServer(
     url,
     async close() {
       clearInterval(timer);
-      await app.close();
+      const server = app.server;
+      // An answer sent just before the drain began left its connection idle and keep-alive; close those too.
+      const reaper = setInterval(() => server.closeIdleConnections(), DRAIN_REAP_INTERVAL_MS);
+      const deadline = setTimeout(() => {
+        app.log.warn({ after_s: config.shutdownTimeout }, 'shutdown: closing connections still open');
+        server.closeAllConnections();
+      }, config.shutdownTimeout * 1000);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(reaper);
+        clearTimeout(deadline);
+      }
       await store.close();
     },
   };

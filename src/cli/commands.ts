@@ -33,10 +33,21 @@ export async function serve(config: Config): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    server.app.log.info({ signal }, 'shutting down');
+    server.app.log.info({ signal, timeout_s: config.shutdownTimeout }, 'shutting down');
+    // The drain is bounded (runtime.ts); this catches what is not, such as closing a database that hangs.
+    setTimeout(
+      () => {
+        server.app.log.error('shutdown did not finish; exiting anyway');
+        process.exit(1);
+      },
+      (config.shutdownTimeout + 5) * 1000,
+    ).unref();
     server.close().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
     );
   };
   process.on('SIGINT', () => stop('SIGINT'));

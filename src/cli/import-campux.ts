@@ -1,12 +1,15 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/config.js';
-import { importCampux } from '../domain/campux-import.js';
+import { importCampux, importCampuxMongoExport } from '../domain/campux-import.js';
 import { openStore } from '../storage/open-store.js';
 import { UsageError } from './usage.js';
 
-/** `campus-sso import-campux --sqlite FILE`: prints the import report as JSON. */
+/**
+ * `campus-sso import-campux --sqlite FILE` or `--mongo-export DIR` (the files `mongoexport` wrote for the
+ * collections `account`, `oauth_app` and `ban_list`): prints the import report as JSON.
+ */
 export async function importCampuxCommand(
   config: Config,
   args: string[],
@@ -14,16 +17,26 @@ export async function importCampuxCommand(
 ): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { sqlite: { type: 'string' } },
+    options: { sqlite: { type: 'string' }, 'mongo-export': { type: 'string' } },
     strict: true,
     allowPositionals: false,
   });
-  if (!values.sqlite) throw new UsageError('--sqlite FILE is required');
-  if (!existsSync(values.sqlite)) throw new UsageError(`no such file: ${values.sqlite}`);
+  const file = values.sqlite;
+  const dir = values['mongo-export'];
+  if ((file === undefined) === (dir === undefined)) {
+    throw new UsageError('give either --sqlite FILE or --mongo-export DIR');
+  }
+  if (file !== undefined && !existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory())) {
+    throw new UsageError(`no such directory: ${dir}`);
+  }
   const store = openStore(config.database);
   try {
     await store.migrate();
-    const report = await importCampux(store, systemClock, values.sqlite);
+    const report =
+      file !== undefined
+        ? await importCampux(store, systemClock, file)
+        : await importCampuxMongoExport(store, systemClock, dir as string);
     out(JSON.stringify(report, null, 2));
   } finally {
     await store.close();

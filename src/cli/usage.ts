@@ -8,9 +8,16 @@ commands:
   app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...]
                                                  register an OAuth application; prints
                                                  {"client_id","client_secret"} as JSON
-  import-campux --sqlite FILE                    import users and apps from the previous system
+  import-campux --sqlite FILE | --mongo-export DIR
+                                                 import users, apps and running bans from the
+                                                 previous system (its SQLite file, or the files
+                                                 mongoexport wrote for account, oauth_app, ban_list)
+  backup FILE                                    copy the SQLite database to FILE, safe while serving
+  restore FILE                                   replace the SQLite database with the backup FILE
+                                                 (stop every server first; it refuses otherwise)
 
-Configuration comes from environment variables: PORT, HOST, BASE_URL, DATABASE_URL, ACCESS_TOKEN_TTL, ...
+Configuration comes from environment variables: PORT, HOST, BASE_URL, DATABASE_URL, ACCESS_TOKEN_TTL,
+SHUTDOWN_TIMEOUT, ...
 (see README.md).`;
 
 /** Bad arguments: the message and the usage on stderr, exit status 2. */

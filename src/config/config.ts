@@ -1,6 +1,6 @@
 /**
  * Configuration is read from the environment exactly once, here, and validated into one typed object
- * (SPEC §8). Nothing else in the code base reads `process.env`.
+ * (docs/interface.md#configuration). Nothing else in the code base reads `process.env`.
  */
 
 export type DatabaseConfig =
@@ -24,6 +24,11 @@ export interface Config {
   readonly authorizationCodeTtl: number;
   readonly logLevel: LogLevel;
   readonly trustProxy: boolean;
+  /**
+   * Seconds a stopping server waits for requests in flight before it closes their connections and exits
+   * (README.md#configuration). Idle keep-alive connections are closed at once, not waited for.
+   */
+  readonly shutdownTimeout: number;
 }
 
 export class ConfigError extends Error {
@@ -135,5 +140,6 @@ export function loadConfig(env: Env): Config {
     authorizationCodeTtl: 600,
     logLevel: readLogLevel(env),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
   };
 }

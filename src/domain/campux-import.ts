@@ -1,10 +1,15 @@
 /**
- * Import from the previous system, Campux (SPEC §1, §8). Its SQLite file (made by GORM) holds accounts
- * (`account_pos`: uin, pwd — an argon2id PHC hash —, user_group, created_at) and OAuth apps
+ * Import from the previous system, Campux (docs/interface.md#command-line). Its SQLite file (made by GORM)
+ * holds accounts (`account_pos`: uin, pwd — an argon2id PHC hash —, user_group, created_at), OAuth apps
  * (`o_auth_app_pos`: name, emoji, client_id, client_secret — a plaintext UUID —, created_at, and in later
- * versions redirect_uris). Users keep their password hashes, apps their client_id and secret (hashed here).
- * Idempotent: what exists already is left alone and reported as such.
+ * versions redirect_uris) and bans (`ban_infos`: uin, op, comment, start_time, end_time). Installs that
+ * Campux's configuration migration moved to MongoDB keep the same fields in the collections `account`,
+ * `oauth_app` and `ban_list`, read here from what `mongoexport` wrote.
+ * Users keep their password hashes, apps their client_id and secret (hashed here); a user whose ban has not
+ * ended is imported disabled. Idempotent: what exists already is left alone and reported as such.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Store, UserGroup } from '../storage/store.js';
@@ -15,8 +20,21 @@ import { isArgon2idHash } from './passwords.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { isValidUin } from './users.js';
 
+/** A Campux ban that had not ended: the user is disabled (there is no end date on a disabled account). */
+export interface ImportedBan {
+  readonly uin: number;
+  readonly reason: string;
+  /** When the ban would have ended in Campux (ISO 8601); an admin re-enables the user then. */
+  readonly until: string;
+}
+
 export interface CampuxImportReport {
-  readonly users: { created: number; existing: number; failed: { uin: unknown; reason: string }[] };
+  readonly users: {
+    created: number;
+    existing: number;
+    failed: { uin: unknown; reason: string }[];
+    banned: ImportedBan[];
+  };
   readonly apps: {
     created: number;
     existing: number;
@@ -30,6 +48,7 @@ type Row = Record<string, unknown>;
 
 const USER_TABLES = ['account_pos', 'accounts', 'account_p_os', 'users'];
 const APP_TABLES = ['o_auth_app_pos', 'oauth_app_pos', 'oauth_apps', 'o_auth_apps', 'apps'];
+const BAN_TABLES = ['ban_infos', 'ban_info', 'ban_lists'];
 /** A sign-in can never match this: users whose old hash is not argon2id must have their password reset. */
 const UNUSABLE_PASSWORD = '!campux-import: password must be reset';
 
@@ -65,97 +84,244 @@ export function parseCampuxTime(value: unknown, fallback: number): number {
   return fallback;
 }
 
-function parseRedirectUris(value: unknown): string[] {
-  if (typeof value !== 'string' || value.trim() === '') return [];
-  const text = value.trim();
-  if (text.startsWith('[')) {
+/**
+ * Campux's `util.StrArray` is stored as `json.Marshal` output; Go's SQLite driver binds that `[]byte` as a
+ * BLOB even though GORM declares the column `text`, so the value arrives as bytes. Text (older hand-made
+ * rows), an array (MongoDB) and a blank-separated list are accepted too.
+ */
+export function parseRedirectUris(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((u): u is string => typeof u === 'string');
+  const text = value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value;
+  if (typeof text !== 'string' || text.trim() === '') return [];
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[') || trimmed === 'null') {
     try {
-      const parsed: unknown = JSON.parse(text);
-      return Array.isArray(parsed) ? parsed.filter((u): u is string => typeof u === 'string') : [];
+      return parseRedirectUris(JSON.parse(trimmed) as unknown);
     } catch {
       return [];
     }
   }
-  return text.split(/[\s,]+/).filter((u) => u !== '');
+  return trimmed.split(/[\s,]+/).filter((u) => u !== '');
 }
 
-export async function importCampux(store: Store, clock: Clock, file: string): Promise<CampuxImportReport> {
+/** The rows of one Campux install, whichever database it kept them in. */
+interface CampuxRows {
+  readonly source: string;
+  readonly accounts: Row[] | undefined;
+  readonly apps: Row[] | undefined;
+  readonly bans: Row[];
+}
+
+function readSqlite(file: string): CampuxRows {
   const db = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
-  const report: CampuxImportReport = {
-    users: { created: 0, existing: 0, failed: [] },
-    apps: { created: 0, existing: 0, failed: [], without_redirect_uris: [] },
-  };
   try {
     const userTable =
       findTable(db, USER_TABLES, ['uin', 'pwd']) ?? findTable(db, USER_TABLES, ['uin', 'password']);
     const appTable = findTable(db, APP_TABLES, ['client_id', 'client_secret']);
-    if (!userTable && !appTable) {
-      throw new Error(`${file} has neither a Campux accounts table nor an OAuth apps table`);
-    }
-    if (userTable) {
-      for (const row of db.prepare(`select * from "${userTable}"`).all() as Row[]) {
-        const uin = typeof row.uin === 'bigint' ? Number(row.uin) : Number(row.uin);
-        if (!isValidUin(uin)) {
-          report.users.failed.push({ uin: row.uin, reason: 'uin is not a positive integer up to 2^53-1' });
-          continue;
-        }
-        const group = String(row.user_group ?? 'user') as UserGroup;
-        if (!USER_GROUPS.includes(group)) {
-          report.users.failed.push({ uin, reason: `unknown user_group "${String(row.user_group)}"` });
-          continue;
-        }
-        const hash = String(row.pwd ?? row.password ?? '');
-        const usable = isArgon2idHash(hash);
-        if (!usable)
-          report.users.failed.push({ uin, reason: 'password hash is not argon2id: imported, must be reset' });
-        const inserted = await store.users.insert({
-          uin,
-          passwordHash: usable ? hash : UNUSABLE_PASSWORD,
-          userGroup: group,
-          createdAt: parseCampuxTime(row.created_at, clock.now()),
-          disabled: false,
-        });
-        if (inserted) report.users.created++;
-        else report.users.existing++;
-      }
-    }
-    if (appTable) {
-      for (const row of db.prepare(`select * from "${appTable}"`).all() as Row[]) {
-        const clientId = typeof row.client_id === 'string' ? row.client_id : '';
-        const secret = typeof row.client_secret === 'string' ? row.client_secret : '';
-        if (!/^[A-Za-z0-9_-]{1,64}$/.test(clientId) || secret === '') {
-          report.apps.failed.push({
-            client_id: row.client_id,
-            reason: 'missing or malformed client_id or client_secret',
-          });
-          continue;
-        }
-        const name =
-          String(row.name ?? clientId)
-            .trim()
-            .slice(0, 64) || clientId;
-        const emoji = typeof row.emoji === 'string' && isSingleEmoji(row.emoji) ? row.emoji : '🔑';
-        const redirectUris = parseRedirectUris(row.redirect_uris ?? row.redirect_uri)
-          .filter((u) => redirectUriProblem(u) === undefined)
-          .slice(0, 10);
-        const inserted = await store.apps.insert({
-          clientId,
-          name,
-          emoji,
-          secretHash: sha256Hex(secret),
-          redirectUris,
-          createdAt: parseCampuxTime(row.created_at, clock.now()),
-          disabled: false,
-          allowRefreshTokens: true,
-        });
-        if (inserted) report.apps.created++;
-        else report.apps.existing++;
-        const current = inserted ? redirectUris : ((await store.apps.find(clientId))?.redirectUris ?? []);
-        if (current.length === 0) report.apps.without_redirect_uris.push({ client_id: clientId, name });
-      }
-    }
-    return report;
+    const banTable = findTable(db, BAN_TABLES, ['uin', 'end_time']);
+    const all = (table: string | undefined): Row[] | undefined =>
+      table === undefined ? undefined : (db.prepare(`select * from "${table}"`).all() as Row[]);
+    return { source: file, accounts: all(userTable), apps: all(appTable), bans: all(banTable) ?? [] };
   } finally {
     db.close();
   }
+}
+
+/**
+ * MongoDB Extended JSON (v2, relaxed or canonical, and the v1 forms older `mongoexport` wrote) to plain
+ * values: `{"$oid"}` → string, `{"$date"}` → epoch milliseconds, `{"$numberLong"}` and the other numbers →
+ * number, `{"$binary"}` → bytes.
+ */
+export function fromExtendedJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(fromExtendedJson);
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.length === 1 || (keys.length === 2 && '$binary' in object)) {
+    const [key] = keys;
+    const inner = object[key as string];
+    switch (key) {
+      case '$oid':
+      case '$symbol':
+        return String(inner);
+      case '$numberLong':
+      case '$numberInt':
+      case '$numberDouble':
+      case '$numberDecimal':
+        return Number(inner);
+      case '$date': {
+        const plain = fromExtendedJson(inner);
+        if (typeof plain === 'number') return plain;
+        // v1 wrote offsets without a colon: 2024-04-18T08:49:37.275+0800
+        const parsed = Date.parse(String(plain).replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+        return Number.isFinite(parsed) ? parsed : undefined;
+      }
+      case '$binary': {
+        const base64 =
+          typeof inner === 'object' && inner !== null ? (inner as { base64?: unknown }).base64 : inner;
+        return Buffer.from(String(base64 ?? ''), 'base64');
+      }
+    }
+  }
+  return Object.fromEntries(keys.map((key) => [key, fromExtendedJson(object[key])]));
+}
+
+/** One `mongoexport` output file: JSON lines by default, one JSON array with `--jsonArray`. */
+function readMongoExportFile(file: string): Row[] {
+  const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  const documents: unknown[] = [];
+  if (text.trimStart().startsWith('[')) {
+    documents.push(...(JSON.parse(text) as unknown[]));
+  } else {
+    text.split('\n').forEach((line, index) => {
+      if (line.trim() === '') return;
+      try {
+        documents.push(JSON.parse(line));
+      } catch {
+        throw new Error(`${file} line ${index + 1} is not JSON (was it written by mongoexport?)`);
+      }
+    });
+  }
+  return documents.map((document) => fromExtendedJson(document) as Row);
+}
+
+/** Collection names as Campux's MongoDB manager spells them (backend/database/mongo.go). */
+const MONGO_FILES = { accounts: 'account', apps: 'oauth_app', bans: 'ban_list' } as const;
+
+function readMongoExport(dir: string): CampuxRows {
+  const find = (collection: string): string | undefined =>
+    [`${collection}.json`, `${collection}.jsonl`, `${collection}.ndjson`]
+      .map((name) => join(dir, name))
+      .find((path) => existsSync(path));
+  const read = (collection: string): Row[] | undefined => {
+    const file = find(collection);
+    return file === undefined ? undefined : readMongoExportFile(file);
+  };
+  return {
+    source: dir,
+    accounts: read(MONGO_FILES.accounts),
+    apps: read(MONGO_FILES.apps),
+    bans: read(MONGO_FILES.bans) ?? [],
+  };
+}
+
+/** Per user, the latest end of a ban that has not ended at `now` (Campux: `end_time > now` blocks sign-in). */
+function activeBans(rows: Row[], now: number): Map<number, { reason: string; until: number }> {
+  const bans = new Map<number, { reason: string; until: number }>();
+  for (const row of rows) {
+    const uin = Number(row.uin);
+    const until = parseCampuxTime(row.end_time, Number.NaN);
+    if (!isValidUin(uin) || !Number.isFinite(until) || until <= now) continue;
+    const known = bans.get(uin);
+    if (known && known.until >= until) continue;
+    bans.set(uin, { reason: String(row.comment ?? '').trim() || 'banned in Campux', until });
+  }
+  return bans;
+}
+
+/** Imports a Campux SQLite file (`--sqlite FILE`). */
+export async function importCampux(store: Store, clock: Clock, file: string): Promise<CampuxImportReport> {
+  const rows = readSqlite(file);
+  if (!rows.accounts && !rows.apps) {
+    throw new Error(`${file} has neither a Campux accounts table nor an OAuth apps table`);
+  }
+  return importRows(store, clock, rows);
+}
+
+/** Imports what `mongoexport` wrote for a Campux MongoDB install (`--mongo-export DIR`). */
+export async function importCampuxMongoExport(
+  store: Store,
+  clock: Clock,
+  dir: string,
+): Promise<CampuxImportReport> {
+  const rows = readMongoExport(dir);
+  if (!rows.accounts && !rows.apps) {
+    throw new Error(
+      `${dir} has neither account.json nor oauth_app.json; export them with ` +
+        'mongoexport --db=DB --collection=account --out=DIR/account.json (and oauth_app, ban_list)',
+    );
+  }
+  return importRows(store, clock, rows);
+}
+
+async function importRows(store: Store, clock: Clock, rows: CampuxRows): Promise<CampuxImportReport> {
+  const report: CampuxImportReport = {
+    users: { created: 0, existing: 0, failed: [], banned: [] },
+    apps: { created: 0, existing: 0, failed: [], without_redirect_uris: [] },
+  };
+  const bans = activeBans(rows.bans, clock.now());
+  if (rows.accounts) {
+    for (const row of rows.accounts) {
+      const uin = typeof row.uin === 'bigint' ? Number(row.uin) : Number(row.uin);
+      if (!isValidUin(uin)) {
+        report.users.failed.push({ uin: row.uin, reason: 'uin is not a positive integer up to 2^53-1' });
+        continue;
+      }
+      const group = String(row.user_group ?? 'user') as UserGroup;
+      if (!USER_GROUPS.includes(group)) {
+        report.users.failed.push({ uin, reason: `unknown user_group "${String(row.user_group)}"` });
+        continue;
+      }
+      const hash = String(row.pwd ?? row.password ?? '');
+      const usable = isArgon2idHash(hash);
+      if (!usable)
+        report.users.failed.push({ uin, reason: 'password hash is not argon2id: imported, must be reset' });
+      const ban = bans.get(uin);
+      const inserted = await store.users.insert({
+        uin,
+        passwordHash: usable ? hash : UNUSABLE_PASSWORD,
+        userGroup: group,
+        createdAt: parseCampuxTime(row.created_at, clock.now()),
+        disabled: ban !== undefined,
+      });
+      if (inserted) report.users.created++;
+      else report.users.existing++;
+      if (ban) {
+        // A user imported by an earlier run, before bans were imported, is disabled now.
+        if (!inserted) await store.users.update(uin, { disabled: true });
+        report.users.banned.push({ uin, reason: ban.reason, until: new Date(ban.until).toISOString() });
+      }
+    }
+  }
+  if (rows.apps) {
+    for (const row of rows.apps) {
+      const clientId = typeof row.client_id === 'string' ? row.client_id : '';
+      const secret = typeof row.client_secret === 'string' ? row.client_secret : '';
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(clientId) || secret === '') {
+        report.apps.failed.push({
+          client_id: row.client_id,
+          reason: 'missing or malformed client_id or client_secret',
+        });
+        continue;
+      }
+      const name =
+        String(row.name ?? clientId)
+          .trim()
+          .slice(0, 64) || clientId;
+      const emoji = typeof row.emoji === 'string' && isSingleEmoji(row.emoji) ? row.emoji : '🔑';
+      const redirectUris = parseRedirectUris(row.redirect_uris ?? row.redirect_uri)
+        .filter((u) => redirectUriProblem(u) === undefined)
+        .slice(0, 10);
+      const inserted = await store.apps.insert({
+        clientId,
+        name,
+        emoji,
+        secretHash: sha256Hex(secret),
+        redirectUris,
+        createdAt: parseCampuxTime(row.created_at, clock.now()),
+        disabled: false,
+        allowRefreshTokens: true,
+      });
+      if (inserted) report.apps.created++;
+      else report.apps.existing++;
+      let current = inserted ? redirectUris : ((await store.apps.find(clientId))?.redirectUris ?? []);
+      if (current.length === 0 && redirectUris.length > 0) {
+        // Imported by an earlier run that could not read the BLOB: give the app its URIs now.
+        await store.apps.update(clientId, { redirectUris });
+        current = redirectUris;
+      }
+      if (current.length === 0) report.apps.without_redirect_uris.push({ client_id: clientId, name });
+    }
+  }
+  return report;
 }

@@ -5,6 +5,7 @@ import { notFound } from './api-error.js';
 import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
+import { registerConnectionDraining } from './plugins/connection-draining.js';
 import { registerCsrfCheck } from './plugins/csrf.js';
 import { registerNulCheck } from './plugins/nul-check.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
@@ -14,6 +15,22 @@ import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health.js';
 import { oauth2Routes } from './routes/oauth2/index.js';
 import { webPages } from './routes/web-pages.js';
+
+/**
+ * How long a client may take at each stage of a request. Fastify's defaults wait forever for a request's
+ * body (`requestTimeout` 0), so a client sending one byte a second held a connection, and a stopping server,
+ * indefinitely. Bodies are at most 64 KiB: 30 s is generous even for a phone on a poor network.
+ */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** A socket with no traffic while a request is open (a client that stops reading the answer) is closed. */
+const CONNECTION_TIMEOUT_MS = 60_000;
+/**
+ * Idle keep-alive connections stay open longer than the idle timeout of the usual reverse proxies (nginx and
+ * cloud load balancers: 60 s), so the proxy, never this server, closes them and a request is never sent on
+ * a connection being closed. It no longer delays a stop: draining closes idle connections at once.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 export interface ServerOptions {
   /** Log requests (off in tests unless asked). */
@@ -34,6 +51,15 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // Fastify's own two lines per request would log the query string; access-log.ts logs one, without it.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // Node checks the two timeouts above on this interval (30 s by default, which would stretch them).
+    http: {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+    },
     trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
     // Errors Fastify meets before routing (a malformed URL) are answered in the envelope too.
@@ -50,6 +76,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerBodyParsers(app);
+  registerConnectionDraining(app);
   registerSecurityHeaders(app, ctx.config);
   registerCsrfCheck(app, ctx.config);
   registerNulCheck(app);

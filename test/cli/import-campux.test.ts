@@ -1,9 +1,12 @@
 /**
- * `campus-sso import-campux --sqlite FILE` (SPEC §1, §8): users keep their argon2id password hashes, apps
- * their client_id and (plaintext UUID) secret, hashed on import; idempotent, with a report.
- * The input is a Campux-like SQLite file as GORM names it (`account_pos`, `o_auth_app_pos`).
+ * `campus-sso import-campux --sqlite FILE | --mongo-export DIR` (docs/interface.md#command-line): users keep
+ * their argon2id password hashes, apps their client_id and (plaintext UUID) secret, hashed on import, and
+ * their redirect URIs; a user banned until later is imported disabled; idempotent, with a report.
+ * The inputs are built the way Campux writes them: its SQLite file as GORM and Go's SQLite driver leave it
+ * (`account_pos`, `o_auth_app_pos` with redirect_uris a JSON BLOB, `ban_infos`), and the JSON lines
+ * `mongoexport` writes for its MongoDB collections (`account`, `oauth_app`, `ban_list`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hash } from '@node-rs/argon2';
@@ -19,6 +22,10 @@ const OLD_PASSWORD = 'old-password';
 const QQ_UIN = 1010553892; // > 2^31
 const LIBRARY = { clientId: 'LibraryClient001', secret: '3f1b2c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' };
 const LEGACY = { clientId: 'LegacyNoRedirect', secret: '9a8b7c6d-5e4f-4321-8765-43210fedcba9' };
+const BANNED_UIN = 10003;
+const BAN_REASON = '发布违规内容';
+/** Go's SQLite driver writes a time.Time as text in this layout (CST, +08:00). */
+const BANNED_UNTIL = '2099-06-01 12:00:00.5+08:00';
 
 let dir: string;
 let campuxFile: string;
@@ -36,12 +43,20 @@ async function writeCampuxFile(file: string): Promise<void> {
     create table o_auth_app_pos (
       name text, emoji text, client_id text, client_secret text, created_at datetime, redirect_uris text
     );
+    create table ban_infos (uin integer, op integer, comment text, start_time datetime, end_time datetime);
   `);
   const account = db.prepare(
     'insert into account_pos (uin, pwd, created_at, user_group, salt) values (?, ?, ?, ?, ?)',
   );
   account.run(QQ_UIN, oldHash, '2024-04-18 08:49:37.275+08:00', 'admin', 'c2FsdA');
   account.run(10002, oldHash, '2024-05-01 12:00:00.123456+08:00', 'member', 'c2FsdA');
+  account.run(BANNED_UIN, oldHash, '2024-05-02 12:00:00+08:00', 'user', 'c2FsdA');
+  const ban = db.prepare(
+    'insert into ban_infos (uin, op, comment, start_time, end_time) values (?, ?, ?, ?, ?)',
+  );
+  // A ban that has ended (Campux lets the user in again) and one that lasts until 2099.
+  ban.run(QQ_UIN, 10002, 'spam', '2024-05-01 00:00:00+08:00', '2024-05-08 00:00:00+08:00');
+  ban.run(BANNED_UIN, QQ_UIN, BAN_REASON, '2024-06-01 12:00:00+08:00', BANNED_UNTIL);
   const app = db.prepare(
     'insert into o_auth_app_pos (name, emoji, client_id, client_secret, created_at, redirect_uris) values (?, ?, ?, ?, ?, ?)',
   );
@@ -51,7 +66,13 @@ async function writeCampuxFile(file: string): Promise<void> {
     LIBRARY.clientId,
     LIBRARY.secret,
     '2024-04-20 10:00:00.000+08:00',
-    JSON.stringify(['https://library.example.edu/callback', 'https://library.example.edu/callback2']),
+    // util.StrArray's Value() is json.Marshal's []byte, which the driver binds as a BLOB (Go escapes & as \u0026).
+    Buffer.from(
+      JSON.stringify([
+        'https://library.example.edu/callback',
+        'https://library.example.edu/callback2?a=1&b=2',
+      ]).replace(/&/g, '\\u0026'),
+    ),
   );
   app.run('Legacy Forum', '💬', LEGACY.clientId, LEGACY.secret, '2024-04-21 10:00:00.000+08:00', null);
   db.close();
@@ -85,9 +106,14 @@ describe('campus-sso import-campux', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports what it created: 2 users, 2 apps, and the app that had no redirect URIs', () => {
+  it('reports what it created: 3 users, the ban still running, 2 apps, and the app without redirect URIs', () => {
     expect(firstReport).toEqual({
-      users: { created: 2, existing: 0, failed: [] },
+      users: {
+        created: 3,
+        existing: 0,
+        failed: [],
+        banned: [{ uin: BANNED_UIN, reason: BAN_REASON, until: '2099-06-01T04:00:00.500Z' }],
+      },
       apps: {
         created: 2,
         existing: 0,
@@ -130,7 +156,7 @@ describe('campus-sso import-campux', () => {
       clientId: LIBRARY.clientId,
       name: 'Library',
       emoji: '📚',
-      redirectUris: ['https://library.example.edu/callback', 'https://library.example.edu/callback2'],
+      redirectUris: ['https://library.example.edu/callback', 'https://library.example.edu/callback2?a=1&b=2'],
       disabled: false,
     });
     expect(app?.secretHash).not.toContain(LIBRARY.secret);
@@ -147,7 +173,12 @@ describe('campus-sso import-campux', () => {
     const again = await importCampux();
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({
-      users: { created: 0, existing: 2, failed: [] },
+      users: {
+        created: 0,
+        existing: 3,
+        failed: [],
+        banned: [{ uin: BANNED_UIN, reason: BAN_REASON, until: '2099-06-01T04:00:00.500Z' }],
+      },
       apps: {
         created: 0,
         existing: 2,
@@ -159,6 +190,15 @@ describe('campus-sso import-campux', () => {
     expect((await server.ctx.store.apps.list()).map((a) => a.clientId).sort()).toEqual(
       [LEGACY.clientId, LIBRARY.clientId].sort(),
     );
+  });
+
+  it('imports a user whose Campux ban has not ended as disabled: the old password no longer signs in', async () => {
+    expect((await server.ctx.store.users.find(BANNED_UIN))?.disabled).toBe(true);
+    expect((await new Browser(baseUrl).login(BANNED_UIN, OLD_PASSWORD)).status).not.toBe(200);
+  });
+
+  it('imports a user whose Campux ban has ended as enabled', async () => {
+    expect((await server.ctx.store.users.find(QQ_UIN))?.disabled).toBe(false);
   });
 
   it('exits 2 with the usage when --sqlite is missing or the file does not exist', async () => {
@@ -207,7 +247,7 @@ describe('campus-sso import-campux on a Campux version without redirect_uris', (
       });
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({
-        users: { created: 0, existing: 0, failed: [] },
+        users: { created: 0, existing: 0, failed: [], banned: [] },
         apps: {
           created: 1,
           existing: 0,
@@ -218,5 +258,128 @@ describe('campus-sso import-campux on a Campux version without redirect_uris', (
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe('campus-sso import-campux --mongo-export DIR', () => {
+  /**
+   * What `mongoexport --collection=C --out=DIR/C.json` writes for Campux's collections: one Extended JSON
+   * document per line, relaxed by default (plain numbers, ISO dates) or canonical with --jsonFormat=canonical.
+   */
+  async function writeMongoExport(folder: string): Promise<void> {
+    const oldHash = await hash(OLD_PASSWORD, { memoryCost: 65536, timeCost: 1, parallelism: 2 });
+    const lines = (...documents: unknown[]) => documents.map((d) => JSON.stringify(d)).join('\n') + '\n';
+    writeFileSync(
+      join(folder, 'account.json'),
+      lines(
+        {
+          _id: { $oid: '66209a1f8a3c2b0012345678' },
+          uin: QQ_UIN,
+          pwd: oldHash,
+          created_at: { $date: '2024-04-18T00:49:37.275Z' },
+          user_group: 'admin',
+          salt: 'c2FsdA',
+        },
+        {
+          _id: { $oid: '66209a1f8a3c2b0012345679' },
+          uin: { $numberLong: String(BANNED_UIN) },
+          pwd: oldHash,
+          created_at: { $date: { $numberLong: '1714622400000' } },
+          user_group: 'user',
+          salt: 'c2FsdA',
+        },
+      ),
+    );
+    writeFileSync(
+      join(folder, 'oauth_app.json'),
+      lines(
+        {
+          _id: { $oid: '66209a1f8a3c2b00123456aa' },
+          name: 'Library',
+          emoji: '📚',
+          client_id: LIBRARY.clientId,
+          client_secret: LIBRARY.secret,
+          redirect_uris: ['https://library.example.edu/callback'],
+          created_at: { $date: '2024-04-20T02:00:00Z' },
+        },
+        {
+          _id: { $oid: '66209a1f8a3c2b00123456ab' },
+          name: 'Legacy Forum',
+          emoji: '💬',
+          client_id: LEGACY.clientId,
+          client_secret: LEGACY.secret,
+          redirect_uris: null,
+          created_at: { $date: '2024-04-21T02:00:00Z' },
+        },
+      ),
+    );
+    writeFileSync(
+      join(folder, 'ban_list.json'),
+      lines({
+        _id: { $oid: '66209a1f8a3c2b00123456bb' },
+        uin: BANNED_UIN,
+        op: QQ_UIN,
+        comment: BAN_REASON,
+        start_time: { $date: '2024-06-01T04:00:00Z' },
+        end_time: { $date: '2099-06-01T04:00:00.5Z' },
+      }),
+    );
+  }
+
+  it('imports accounts, apps with their redirect URIs, and running bans from the mongoexport files', async () => {
+    await ensureBuilt();
+    const folder = mkdtempSync(join(tmpdir(), 'campus-sso-import-mongo-'));
+    try {
+      await writeMongoExport(folder);
+      const databaseUrl = `sqlite:${join(folder, 'sso.sqlite')}`;
+      const result = await runCli(['import-campux', '--mongo-export', folder], { DATABASE_URL: databaseUrl });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({
+        users: {
+          created: 2,
+          existing: 0,
+          failed: [],
+          banned: [{ uin: BANNED_UIN, reason: BAN_REASON, until: '2099-06-01T04:00:00.500Z' }],
+        },
+        apps: {
+          created: 2,
+          existing: 0,
+          failed: [],
+          without_redirect_uris: [{ client_id: LEGACY.clientId, name: 'Legacy Forum' }],
+        },
+      });
+
+      const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent' });
+      const imported = await startServer(config, { logger: false });
+      try {
+        const url = imported.url.replace('localhost', '127.0.0.1');
+        expect((await new Browser(url).login(QQ_UIN, OLD_PASSWORD)).status).toBe(200);
+        expect(await imported.ctx.store.users.find(QQ_UIN)).toMatchObject({
+          userGroup: 'admin',
+          createdAt: Date.parse('2024-04-18T00:49:37.275Z'),
+          disabled: false,
+        });
+        expect(await imported.ctx.store.users.find(BANNED_UIN)).toMatchObject({
+          createdAt: 1714622400000,
+          disabled: true,
+        });
+        expect(await imported.ctx.apps.authenticate(LIBRARY.clientId, LIBRARY.secret)).toMatchObject({
+          redirectUris: ['https://library.example.edu/callback'],
+        });
+      } finally {
+        await imported.close();
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('exits 2 when neither or both of --sqlite and --mongo-export are given', async () => {
+    await ensureBuilt();
+    const both = await runCli(['import-campux', '--sqlite', 'a.db', '--mongo-export', 'dir'], {
+      DATABASE_URL: 'sqlite::memory:',
+    });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either --sqlite FILE or --mongo-export DIR/);
   });
 });
