@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 /** The `campus-sso` command (SPEC §8). */
 import { ConfigError, loadConfig } from './config/config.js';
-import { appAdd, migrate, serve, userAdd } from './cli/commands.js';
+import { appAdd, keys, migrate, serve, userAdd } from './cli/commands.js';
 import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -34,6 +34,9 @@ async function main(argv: string[]): Promise<number> {
     case 'app':
       if (sub !== 'add') throw new UsageError(`unknown command "app ${sub ?? ''}"`.trim());
       await appAdd(config, rest, out);
+      return 0;
+    case 'keys':
+      await keys(config, sub, rest, out);
       return 0;
     case 'import-campux': {
       const { importCampuxCommand } = await import('./cli/import-campux.js');

@@ -4,6 +4,7 @@ import { systemClock } from './clock.js';
 import type { Config } from './config/config.js';
 import { randomToken } from './domain/crypto.js';
 import { buildServer } from './http/server.js';
+import { prepareSigningKeys } from './oauth/signing-keys.js';
 import { openStore } from './storage/open-store.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -41,6 +42,13 @@ export async function startServer(
   const store = openStore(config.database);
   await store.migrate();
   const ctx = createAppContext(config, store, systemClock);
+  // A wrong SECRET_KEY stops the start here, with its message, instead of failing the first sign-in.
+  try {
+    await prepareSigningKeys(ctx);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const app = await buildServer(ctx, options);
   await ensureFirstAdmin(ctx, app);
 

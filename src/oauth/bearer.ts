@@ -1,4 +1,4 @@
-import { InvalidToken } from './errors.js';
+import { InvalidRequest, InvalidToken } from './errors.js';
 
 /** RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token (the scheme is case-insensitive, RFC 7235 §2.1). */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -13,6 +13,25 @@ export function bearerToken(authorization: string | undefined): string {
   const match = BEARER.exec(authorization);
   if (!match?.[1]) throw new InvalidToken('the Authorization header is not "Bearer <access_token>"', true);
   return match[1];
+}
+
+/** RFC 6750 §2.1 b64token. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * The token of a request that may carry it in the `Authorization` header (RFC 6750 §2.1) or, on a form POST,
+ * as the `access_token` body parameter (§2.2). §2: "Clients MUST NOT use more than one method".
+ */
+export function bearerTokenOf(
+  authorization: string | undefined,
+  formAccessToken: string | undefined,
+): string {
+  if (formAccessToken === undefined) return bearerToken(authorization);
+  if (authorization !== undefined) {
+    throw new InvalidRequest('send the access token in the Authorization header or in the body, not both');
+  }
+  if (!B64TOKEN.test(formAccessToken)) throw new InvalidToken(INVALID_ACCESS_TOKEN);
+  return formAccessToken;
 }
 
 export const INVALID_ACCESS_TOKEN = 'the access token is invalid, expired or revoked';

@@ -698,6 +698,15 @@ class SigningKeys implements SigningKeyRepository {
       .onConflict((oc) => oc.column('kid').doNothing())
       .execute();
   }
+
+  async replacePrivateJwk(kid: string, from: string, to: string): Promise<void> {
+    await this.db
+      .updateTable('signing_keys')
+      .set({ private_jwk: to })
+      .where('kid', '=', kid)
+      .where('private_jwk', '=', from)
+      .execute();
+  }
 }
 
 export class KyselyStore implements Store {
