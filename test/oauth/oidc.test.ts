@@ -12,6 +12,8 @@ import { DATABASES, startTestServer, type TestServer } from '../helpers/server.j
 import {
   type Client,
   expectOAuthError,
+  getUserInfo,
+  postForm,
   REDIRECT_URI,
   registerClient,
   signedInUser,
@@ -267,6 +269,39 @@ describe.each(DATABASES)('OpenID Connect on %s', (database) => {
       expect(invalid.headers.get('www-authenticate')).toBe(
         'Bearer realm="campus-sso", error="invalid_token"',
       );
+    });
+
+    it('answers a token issued without scope openid 403 insufficient_scope (get-user-info still answers it)', async () => {
+      const { access_token } = await tokensFor(server, browser, client);
+      for (const method of ['GET', 'POST']) {
+        const response = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+          method,
+          headers: { authorization: `Bearer ${access_token}` },
+        });
+        await expectOAuthError(response, 403, 'insufficient_scope');
+        expect(response.headers.get('www-authenticate')).toBe(
+          'Bearer realm="campus-sso", error="insufficient_scope"',
+        );
+      }
+      expect((await getUserInfo(server, access_token)).status).toBe(200);
+    });
+
+    it('takes the token as the access_token form parameter of a POST (RFC 6750 §2.2)', async () => {
+      const { access_token } = await tokensFor(server, browser, client, { scope: 'openid' });
+      const response = await postForm(server, '/v1/oauth2/userinfo', { access_token });
+      expect(response.status).toBe(200);
+      expect(await json(response)).toMatchObject({ sub: String(uin), uin });
+    });
+
+    it('refuses a token sent both in the header and in the body with 400 invalid_request (RFC 6750 §2)', async () => {
+      const { access_token } = await tokensFor(server, browser, client, { scope: 'openid' });
+      const response = await postForm(
+        server,
+        '/v1/oauth2/userinfo',
+        { access_token },
+        `Bearer ${access_token}`,
+      );
+      await expectOAuthError(response, 400, 'invalid_request');
     });
   });
 });

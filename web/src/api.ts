@@ -19,6 +19,8 @@ export interface AppInfo {
   name: string;
   emoji: string;
   consented: boolean;
+  /** Present when the app asks for offline_access and may get refresh tokens: how long it stays signed in. */
+  stays_signed_in_days?: number;
 }
 
 export interface Consent {
@@ -56,6 +58,10 @@ export interface AuthorizationParams {
   nonce?: string;
   code_challenge?: string;
   code_challenge_method?: string;
+  prompt?: string;
+  max_age?: string;
+  request?: string;
+  request_uri?: string;
 }
 
 export interface ImportRow {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { checkClient } from '../../../oauth/authorization/check-client.js';
-import { grantedScope, consentCovers } from '../../../oauth/scopes.js';
+import { grantedScope, consentCovers, hasScope } from '../../../oauth/scopes.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { findSignedIn } from '../../session-cookie.js';
@@ -16,7 +16,7 @@ const AppInfoQuery = Type.Object(
 );
 
 /**
- * SPEC §2: what the consent page shows. The same first check as the authorization request: an unknown or
+ * docs/interface.md#browser-session-api: what the consent page shows. The same first check as the authorization request: an unknown or
  * disabled client, or an unregistered redirect URI, is 400 code 3 (no redirect, RFC 6749 §4.1.2.1).
  * Works without a session; `consented` is true only for a signed-in user who already authorized the app.
  */
@@ -36,6 +36,12 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     const consent = signedIn && (await ctx.store.consents.find(signedIn.user.uin, client.clientId));
     const consented =
       consent !== undefined && consentCovers(consent.scope, requestedScope(request.query.scope));
-    return ok({ client_id: client.clientId, name: client.name, emoji: client.emoji, consented });
+    const info = { client_id: client.clientId, name: client.name, emoji: client.emoji, consented };
+    // OIDC Core §11: offline_access gets a refresh token (when the app may have them); the consent screen
+    // says how long the app can then stay signed in.
+    if (client.allowRefreshTokens && hasScope(requestedScope(request.query.scope), 'offline_access')) {
+      return ok({ ...info, stays_signed_in_days: Math.round(ctx.config.refreshTokenTtl / 86_400) });
+    }
+    return ok(info);
   });
 };
