@@ -91,7 +91,11 @@ describe.each(DATABASES)('the authorization request on %s', (database) => {
     });
 
     it('never redirects prompt=none to an unknown client or unregistered URI: the page shows the error', async () => {
-      for (const extra of [{ client_id: 'AAAAAAAAAAAAAAAA' }, { redirect_uri: 'https://evil.example/cb' }]) {
+      const unverifiable: Record<string, string>[] = [
+        { client_id: 'AAAAAAAAAAAAAAAA' },
+        { redirect_uri: 'https://evil.example/cb' },
+      ];
+      for (const extra of unverifiable) {
         const location = await getAuthorize(undefined, { prompt: 'none', ...extra });
         expect(location.origin).toBe(server.baseUrl);
         expect(location.hash).toMatch(/^#\/auth\?/);
