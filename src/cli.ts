@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 /** The `campus-sso` command (docs/interface.md#command-line). */
 import { ConfigError, loadConfig } from './config/config.js';
-import { appAdd, migrate, serve, userAdd } from './cli/commands.js';
+import { appAdd, keys, migrate, serve, userAdd } from './cli/commands.js';
 import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -42,6 +42,9 @@ async function main(argv: string[]): Promise<number> {
       await (command === 'backup' ? backupCommand : restoreCommand)(config, args, out);
       return 0;
     }
+    case 'keys':
+      await keys(config, sub, rest, out);
+      return 0;
     case 'import-campux': {
       const { importCampuxCommand } = await import('./cli/import-campux.js');
       await importCampuxCommand(

@@ -7,6 +7,7 @@ import { randomToken } from './domain/crypto.js';
 import { buildServer } from './http/server.js';
 import { withDurableAccountWrites } from './ops/durable-account-writes.js';
 import { assertDatabaseIntact } from './ops/sqlite-maintenance.js';
+import { prepareSigningKeys } from './oauth/signing-keys.js';
 import { openStore } from './storage/open-store.js';
 import type { Store } from './storage/store.js';
 
@@ -58,6 +59,13 @@ export async function startServer(
   }
   await store.migrate();
   const ctx = createAppContext(config, store, systemClock);
+  // A wrong SECRET_KEY stops the start here, with its message, instead of failing the first sign-in.
+  try {
+    await prepareSigningKeys(ctx);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const app = await buildServer(ctx, options);
   await ensureFirstAdmin(ctx, app);
 

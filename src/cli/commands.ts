@@ -9,6 +9,7 @@ import { isValidUin } from '../domain/users.js';
 import { startServer } from '../runtime.js';
 import { openStore } from '../storage/open-store.js';
 import { USER_GROUPS, type UserGroup } from '../storage/store.js';
+import { keysList, keysRotate } from './keys.js';
 import { readStdin } from './read-stdin.js';
 import { UsageError } from './usage.js';
 
@@ -121,4 +122,16 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
     });
     out(JSON.stringify({ client_id: app.clientId, client_secret: clientSecret }));
   });
+}
+
+/** `keys rotate` / `keys list`: the id_token signing keys. */
+export async function keys(
+  config: Config,
+  sub: string | undefined,
+  args: string[],
+  out: Output,
+): Promise<void> {
+  if (sub !== 'rotate' && sub !== 'list') throw new UsageError(`unknown command "keys ${sub ?? ''}"`.trim());
+  if (args.length > 0) throw new UsageError(`keys ${sub} takes no arguments, got "${args.join(' ')}"`);
+  await withContext(config, (ctx) => (sub === 'rotate' ? keysRotate(ctx, out) : keysList(ctx, out)));
 }

@@ -15,10 +15,15 @@ commands:
   backup FILE                                    copy the SQLite database to FILE, safe while serving
   restore FILE                                   replace the SQLite database with the backup FILE
                                                  (stop every server first; it refuses otherwise)
+  keys rotate                                    make a new id_token signing key pair active; the old
+                                                 keys stay published until their id_tokens expire
+  keys list                                      the signing keys, one JSON line each: kid, alg,
+                                                 created_at, status (active, retiring, retired)
 
 Configuration comes from environment variables: PORT, HOST, BASE_URL, DATABASE_URL, ACCESS_TOKEN_TTL,
-SHUTDOWN_TIMEOUT, ...
-(see README.md).`;
+SHUTDOWN_TIMEOUT,
+SECRET_KEY (required with PostgreSQL) or SECRET_KEY_FILE, ...
+(see docs/interface.md#configuration).`;
 
 /** Bad arguments: the message and the usage on stderr, exit status 2. */
 export class UsageError extends Error {

@@ -1,3 +1,5 @@
+import { dirname, join } from 'node:path';
+
 /**
  * Configuration is read from the environment exactly once, here, and validated into one typed object
  * (docs/interface.md#configuration). Nothing else in the code base reads `process.env`.
@@ -6,6 +8,14 @@
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly file: string; readonly url: string }
   | { readonly kind: 'postgres'; readonly url: string };
+
+/**
+ * Where the key-encryption key of the id_token signing keys comes from (docs/security.md): never the
+ * database, so a copy of the database alone cannot sign tokens.
+ */
+export type SecretKeySource =
+  | { readonly kind: 'value'; readonly value: string }
+  | { readonly kind: 'file'; readonly path: string; readonly createIfMissing: boolean };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -29,6 +39,7 @@ export interface Config {
    * (README.md#configuration). Idle keep-alive connections are closed at once, not waited for.
    */
   readonly shutdownTimeout: number;
+  readonly secretKey: SecretKeySource;
 }
 
 export class ConfigError extends Error {
@@ -123,17 +134,49 @@ function readHost(env: Env): string {
   return raw;
 }
 
+/** The shortest SECRET_KEY accepted: 32 characters, e.g. `openssl rand -base64 32` (44). */
+export const MIN_SECRET_KEY_LENGTH = 32;
+
+/**
+ * SECRET_KEY (a value shared by every instance; required with PostgreSQL) or SECRET_KEY_FILE (default: beside
+ * the SQLite database, i.e. ./data/secret.key with the default DATABASE_URL; created on first start).
+ */
+function readSecretKey(env: Env, database: DatabaseConfig): SecretKeySource {
+  const value = env.SECRET_KEY;
+  const file = env.SECRET_KEY_FILE;
+  const hasValue = value !== undefined && value !== '';
+  const hasFile = file !== undefined && file !== '';
+  if (hasValue && hasFile) throw new ConfigError('set SECRET_KEY or SECRET_KEY_FILE, not both');
+  if (hasValue) {
+    if (value.trim().length < MIN_SECRET_KEY_LENGTH) {
+      throw new ConfigError(
+        `SECRET_KEY must be at least ${MIN_SECRET_KEY_LENGTH} characters (generate one with: openssl rand -base64 32)`,
+      );
+    }
+    return { kind: 'value', value: value.trim() };
+  }
+  if (hasFile) return { kind: 'file', path: file, createIfMissing: database.kind === 'sqlite' };
+  if (database.kind === 'postgres') {
+    throw new ConfigError(
+      'SECRET_KEY is required with PostgreSQL: every instance must share the key that encrypts the id_token ' +
+        'signing keys (generate one with: openssl rand -base64 32), or set SECRET_KEY_FILE to a file holding it',
+    );
+  }
+  return { kind: 'file', path: join(dirname(database.file), 'secret.key'), createIfMissing: true };
+}
+
 /** Reads and validates the configuration; throws a ConfigError with a one-line message on a bad value. */
 export function loadConfig(env: Env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
   const baseUrl = readBaseUrl(env, port);
+  const database = readDatabase(env);
   return {
     port,
     host: readHost(env),
     baseUrl,
     issuer: baseUrl,
     secureCookies: baseUrl.startsWith('https:'),
-    database: readDatabase(env),
+    database,
     accessTokenTtl: readInteger(env, 'ACCESS_TOKEN_TTL', 7200, 60, 31_536_000),
     refreshTokenTtl: readInteger(env, 'REFRESH_TOKEN_TTL', 30 * 24 * 3600, 60, 31_536_000),
     sessionTtl: readInteger(env, 'SESSION_TTL', 7 * 24 * 3600, 60, 31_536_000),
@@ -141,5 +184,6 @@ export function loadConfig(env: Env): Config {
     logLevel: readLogLevel(env),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
+    secretKey: readSecretKey(env, database),
   };
 }

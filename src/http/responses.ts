@@ -5,7 +5,7 @@
  * Handlers return data or throw a typed error (`OAuthError`, `ApiError`); they never build error JSON.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidToken, OAuthError } from '../oauth/errors.js';
+import { InsufficientScope, InvalidClientOrRedirect, InvalidToken, OAuthError } from '../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../oauth/tokens.js';
 import { EnvelopeCode } from '../shared/envelope.js';
 import { ApiError } from './api-error.js';
@@ -21,8 +21,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** How this route renders errors; `envelope` when absent. */
     errorStyle?: ErrorStyle;
-    /** State-changing browser call: Origin and content type are checked (CSRF). */
-    csrf?: boolean;
+    /**
+     * State-changing browser call: Origin and content type are checked (CSRF). `json-only`: only a JSON body
+     * is the page's call; a form body is a standard request served without the session (the authorization
+     * endpoint, OIDC Core §3.1.2.1).
+     */
+    csrf?: boolean | 'json-only';
   }
 }
 
@@ -39,9 +43,9 @@ export function ok<T>(data: T): Envelope<T> {
 const REALM = 'realm="campus-sso"';
 
 /** RFC 6750 §3: the WWW-Authenticate challenge for a bearer-token failure. */
-function bearerChallenge(error: InvalidToken): string {
-  // Exactly the documented header values: existing clients may compare them
-  // (docs/interface.md#legacy-user-information).
+function bearerChallenge(error: InvalidToken | InsufficientScope): string {
+  if (error instanceof InsufficientScope) return `Bearer ${REALM}, error="insufficient_scope"`;
+  // Exactly the docs/interface.md#legacy-user-information header values: existing clients may compare them.
   return error.missing ? `Bearer ${REALM}` : `Bearer ${REALM}, error="invalid_token"`;
 }
 
@@ -53,7 +57,7 @@ interface Rendered {
 
 function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
   const headers: Record<string, string> = {};
-  if (error instanceof InvalidToken) {
+  if (error instanceof InvalidToken || error instanceof InsufficientScope) {
     headers['www-authenticate'] = bearerChallenge(error);
   } else if (error.status === 401 && error.usedBasicAuth) {
     // RFC 6749 §5.2: invalid_client with Basic auth answers 401 and a Basic challenge.

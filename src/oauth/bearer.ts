@@ -5,7 +5,7 @@
 import type { AppContext } from '../app-context.js';
 import type { ActiveTokenOwner } from '../storage/store.js';
 import { credentialKey } from './credentials.js';
-import { InvalidToken } from './errors.js';
+import { InvalidRequest, InvalidToken } from './errors.js';
 
 /** RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token (the scheme is case-insensitive, RFC 7235 §2.1). */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -23,6 +23,25 @@ export function bearerToken(authorization: string | undefined): string {
   return match[1];
 }
 
+/** RFC 6750 §2.1 b64token. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * The token of a request that may carry it in the `Authorization` header (RFC 6750 §2.1) or, on a form POST,
+ * as the `access_token` body parameter (§2.2). §2: "Clients MUST NOT use more than one method".
+ */
+export function bearerTokenOf(
+  authorization: string | undefined,
+  formAccessToken: string | undefined,
+): string {
+  if (formAccessToken === undefined) return bearerToken(authorization);
+  if (authorization !== undefined) {
+    throw new InvalidRequest('send the access token in the Authorization header or in the body, not both');
+  }
+  if (!B64TOKEN.test(formAccessToken)) throw new InvalidToken(INVALID_ACCESS_TOKEN);
+  return formAccessToken;
+}
+
 export const INVALID_ACCESS_TOKEN = 'the access token is invalid, expired or revoked';
 
 /**
@@ -33,12 +52,16 @@ export function findActiveAccessToken(ctx: AppContext, token: string): Promise<A
   return ctx.store.tokens.findActiveOwner(credentialKey(token), ctx.clock.now());
 }
 
-/** The owner of the request's `Authorization: Bearer` access token (RFC 6750 §2.1), or `InvalidToken`. */
+/**
+ * The owner of the request's access token, or `InvalidToken`: from the `Authorization: Bearer` header
+ * (RFC 6750 §2.1) or, where the endpoint accepts it, a form body's `access_token` (§2.2).
+ */
 export async function requireActiveAccessToken(
   ctx: AppContext,
   authorization: string | undefined,
+  formAccessToken?: string,
 ): Promise<ActiveTokenOwner> {
-  const owner = await findActiveAccessToken(ctx, bearerToken(authorization));
+  const owner = await findActiveAccessToken(ctx, bearerTokenOf(authorization, formAccessToken));
   // RFC 6750 §3.1 invalid_token: "expired, revoked, malformed, or invalid".
   if (!owner) throw new InvalidToken(INVALID_ACCESS_TOKEN);
   return owner;

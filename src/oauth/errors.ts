@@ -18,7 +18,12 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'temporarily_unavailable'
   | 'invalid_token'
-  | 'unsupported_token_type';
+  | 'unsupported_token_type'
+  | 'insufficient_scope'
+  | 'login_required'
+  | 'consent_required'
+  | 'request_not_supported'
+  | 'request_uri_not_supported';
 
 export abstract class OAuthError extends Error {
   abstract readonly error: OAuthErrorCode;
@@ -102,6 +107,41 @@ export class InvalidToken extends OAuthError {
   ) {
     super(description);
   }
+}
+
+/** RFC 6750 §3.1 insufficient_scope: the token is good but was not issued for this resource. */
+export class InsufficientScope extends OAuthError {
+  readonly error = 'insufficient_scope';
+  readonly status = 403;
+  readonly envelopeCode = EnvelopeCode.NotSignedIn;
+}
+
+/** OIDC Core §3.1.2.6: `prompt=none`, but the user must sign in (again). */
+export class LoginRequired extends OAuthError {
+  readonly error = 'login_required';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
+}
+
+/** OIDC Core §3.1.2.6: `prompt=none`, but the user has not consented to what the app asks for. */
+export class ConsentRequired extends OAuthError {
+  readonly error = 'consent_required';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
+}
+
+/** OIDC Core §3.1.2.6 / §6: request objects (`request`) are not supported here. */
+export class RequestNotSupported extends OAuthError {
+  readonly error = 'request_not_supported';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidRequest;
+}
+
+/** OIDC Core §3.1.2.6 / §6.2: request objects by reference (`request_uri`) are not supported here. */
+export class RequestUriNotSupported extends OAuthError {
+  readonly error = 'request_uri_not_supported';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidRequest;
 }
 
 /**

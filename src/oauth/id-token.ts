@@ -1,7 +1,7 @@
 /**
  * OpenID Connect Core §2 ID Token: `iss`, `sub` (the uin as a string), `aud`, `exp`, `iat`, `auth_time`,
  * `nonce` (when the authentication request carried one), `at_hash`, plus campus-sso's `uin` (integer) and
- * `user_group` (SPEC §6).
+ * `user_group` (docs/interface.md#openid-connect). Signed with RS256 (OIDC Core §15.1), see signing-keys.ts.
  */
 import { SignJWT } from 'jose';
 import type { AppContext } from '../app-context.js';
@@ -23,7 +23,7 @@ export interface IdTokenInput {
 
 /**
  * OIDC Core §3.1.3.6: at_hash is the base64url of the left half of the hash of the access token's ASCII,
- * with the hash of the signing algorithm (ES256 → SHA-256).
+ * with the hash of the signing algorithm (RS256 and ES256 → SHA-256).
  */
 export function accessTokenHash(accessToken: string): string {
   const digest = sha256(accessToken);

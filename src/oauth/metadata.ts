@@ -4,7 +4,7 @@
 import type { Config } from '../config/config.js';
 import { CODE_CHALLENGE_METHODS } from './pkce.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
-import { ID_TOKEN_ALG } from './signing-keys.js';
+import { ID_TOKEN_ALGS } from './signing-keys.js';
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 
@@ -28,7 +28,8 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: [ID_TOKEN_ALG],
+    // OIDC Discovery §3: RS256 MUST be listed (OIDC Core §15.1); it signs every id_token, ES256 is offered too.
+    id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
     claims_supported: [
       'iss',
       'sub',
@@ -42,7 +43,11 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
       'user_group',
       'created_at',
     ],
-    // SPEC §2.4 keeps the redirect exactly `?code=…&state=…` for legacy clients, so no RFC 9207 `iss`.
-    authorization_response_iss_parameter_supported: false,
+    // OIDC Core §3.1.2.1: prompt none, login, consent (and select_account); max_age.
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    // RFC 9207 §3: every authorization response (success and error) carries `iss`.
+    authorization_response_iss_parameter_supported: true,
   };
 }

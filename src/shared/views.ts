@@ -41,6 +41,8 @@ export interface AppInfoView {
   readonly emoji: string;
   /** The signed-in user already authorized this app for everything it asks now. */
   readonly consented: boolean;
+  /** Present when the app asks for `offline_access` and may have refresh tokens: how long it stays signed in. */
+  readonly stays_signed_in_days?: number;
 }
 
 /** An app the signed-in user authorized (`GET /v1/account/consents`). */

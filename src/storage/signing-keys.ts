@@ -24,4 +24,13 @@ export class SigningKeys extends Repository implements SigningKeyRepository {
       .onConflict((oc) => oc.column('kid').doNothing())
       .execute();
   }
+
+  async replacePrivateJwk(kid: string, from: string, to: string): Promise<void> {
+    await this.db
+      .updateTable('signing_keys')
+      .set({ private_jwk: to })
+      .where('kid', '=', kid)
+      .where('private_jwk', '=', from)
+      .execute();
+  }
 }

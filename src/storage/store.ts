@@ -110,7 +110,7 @@ export interface ActiveTokenOwner {
 export interface SigningKeyRecord {
   readonly kid: string;
   readonly alg: string;
-  /** Private JWK as JSON. */
+  /** Private JWK: encrypted at rest (`enc:v1:…`, src/oauth/key-encryption.ts); plain JSON before that. */
   readonly privateJwk: string;
   readonly publicJwk: string;
   readonly createdAt: number;
@@ -248,6 +248,8 @@ export interface SigningKeyRepository {
   list(): Promise<SigningKeyRecord[]>;
   /** Inserts unless a key with the same kid exists. */
   insert(key: SigningKeyRecord): Promise<void>;
+  /** Replaces the stored private JWK, if it is still `from` (encrypting a key stored in plain text). */
+  replacePrivateJwk(kid: string, from: string, to: string): Promise<void>;
 }
 
 export interface Store {

@@ -2,7 +2,7 @@
  * The `campus-sso` command (SPEC §8, README "Command line"), run as the built program in a child process
  * against a temp SQLite database (and once against PostgreSQL).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { IN_CI, postgresProblem } from '../storage/databases.js';
-import { freshPostgresSchema } from '../helpers/server.js';
+import { freshPostgresSchema, TEST_SECRET_KEY } from '../helpers/server.js';
 import { Browser } from '../helpers/http.js';
 import { type CliResult, ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
 
@@ -252,6 +252,7 @@ describe('campus-sso serve', () => {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const serve = ServeProcess.start({
+      ...(url.startsWith('postgres') ? { SECRET_KEY: TEST_SECRET_KEY } : {}),
       DATABASE_URL: url,
       PORT: String(port),
       BASE_URL: baseUrl,
@@ -344,5 +345,62 @@ describe('campus-sso serve', () => {
     it('starts on a fresh schema, prints a first admin who signs in, and stops on SIGTERM with 0', async () => {
       await expectServesAndStops(schema.url);
     });
+
+    it('refuses to start without SECRET_KEY, with a one-line message saying so', async () => {
+      const result = await runCli(['serve'], { DATABASE_URL: schema.url });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^campus-sso: configuration: SECRET_KEY is required with PostgreSQL/);
+    });
+  });
+});
+
+describe('campus-sso keys', () => {
+  interface KeyLine {
+    kid: string;
+    alg: string;
+    created_at: string;
+    status: string;
+  }
+  const lines = (stdout: string): KeyLine[] =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as KeyLine);
+
+  it('keys list prints one JSON line per key: kid, alg, created_at, status', async () => {
+    const result = await cli(['keys', 'list']);
+    expect(result.code, result.stderr).toBe(0);
+    const keys = lines(result.stdout);
+    expect(keys.map((key) => [key.alg, key.status]).sort()).toEqual([
+      ['ES256', 'active'],
+      ['RS256', 'active'],
+    ]);
+    for (const key of keys) {
+      expect(key.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(new Date(key.created_at).toISOString()).toBe(key.created_at);
+    }
+  });
+
+  it('keys rotate makes a new pair active and keeps the old pair as retiring', async () => {
+    const before = lines((await cli(['keys', 'list'])).stdout);
+    const result = await cli(['keys', 'rotate']);
+    expect(result.code, result.stderr).toBe(0);
+    const after = lines(result.stdout);
+    expect(after).toHaveLength(4);
+    for (const old of before) {
+      expect(after.find((key) => key.kid === old.kid)?.status).toBe('retiring');
+    }
+    expect(
+      after
+        .filter((key) => key.status === 'active')
+        .map((key) => key.alg)
+        .sort(),
+    ).toEqual(['ES256', 'RS256']);
+    // The secret key file was created beside the database, readable by its owner only.
+    expect(statSync(join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('exits 2 with the usage for an unknown keys command', async () => {
+    expectUsageError(await cli(['keys', 'delete']), /unknown command "keys delete"/);
   });
 });

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 
+const SECRET = 'a-secret-key-of-at-least-32-characters';
+
 /** The ConfigError message `loadConfig(env)` throws. */
 function problem(env: Record<string, string>): string {
   try {
@@ -110,11 +112,40 @@ describe('loadConfig', () => {
     });
 
     it('reads a postgres:// or postgresql:// DATABASE_URL', () => {
-      expect(loadConfig({ DATABASE_URL: 'postgres://sso@db:5432/sso' }).database).toEqual({
-        kind: 'postgres',
-        url: 'postgres://sso@db:5432/sso',
+      expect(loadConfig({ DATABASE_URL: 'postgres://sso@db:5432/sso', SECRET_KEY: SECRET }).database).toEqual(
+        {
+          kind: 'postgres',
+          url: 'postgres://sso@db:5432/sso',
+        },
+      );
+      expect(loadConfig({ DATABASE_URL: 'postgresql://sso@db/sso', SECRET_KEY: SECRET }).database.kind).toBe(
+        'postgres',
+      );
+    });
+
+    it('keeps the SQLite secret key file beside the database by default (./data/secret.key)', () => {
+      expect(loadConfig({}).secretKey).toEqual({
+        kind: 'file',
+        path: 'data/secret.key',
+        createIfMissing: true,
       });
-      expect(loadConfig({ DATABASE_URL: 'postgresql://sso@db/sso' }).database.kind).toBe('postgres');
+      expect(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/campus-sso/db.sqlite' }).secretKey).toEqual({
+        kind: 'file',
+        path: '/var/lib/campus-sso/secret.key',
+        createIfMissing: true,
+      });
+    });
+
+    it('reads SECRET_KEY, or SECRET_KEY_FILE (created on first start only for SQLite)', () => {
+      expect(loadConfig({ SECRET_KEY: ` ${SECRET}\n` }).secretKey).toEqual({ kind: 'value', value: SECRET });
+      expect(loadConfig({ SECRET_KEY_FILE: '/run/secrets/sso' }).secretKey).toEqual({
+        kind: 'file',
+        path: '/run/secrets/sso',
+        createIfMissing: true,
+      });
+      expect(
+        loadConfig({ DATABASE_URL: 'postgres://sso@db/sso', SECRET_KEY_FILE: '/run/secrets/sso' }).secretKey,
+      ).toEqual({ kind: 'file', path: '/run/secrets/sso', createIfMissing: false });
     });
   });
 
@@ -148,6 +179,9 @@ describe('loadConfig', () => {
       ],
       [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY must be true or false, got "maybe"$/],
       [{ HOST: 'local host' }, /^HOST must be an IP address or host name/],
+      [{ DATABASE_URL: 'postgres://sso@db/sso' }, /^SECRET_KEY is required with PostgreSQL/],
+      [{ SECRET_KEY: 'short' }, /^SECRET_KEY must be at least 32 characters/],
+      [{ SECRET_KEY: SECRET, SECRET_KEY_FILE: '/k' }, /^set SECRET_KEY or SECRET_KEY_FILE, not both$/],
     ])('%j → %s', (env, message) => {
       const text = problem(env);
       expect(text).toMatch(message);

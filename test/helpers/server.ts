@@ -16,6 +16,9 @@ export type DatabaseKind = 'sqlite' | 'postgres';
 
 export const DATABASES: readonly DatabaseKind[] = ['sqlite', 'postgres'];
 
+/** docs/interface.md#configuration: PostgreSQL needs SECRET_KEY, shared by every instance of one database. */
+export const TEST_SECRET_KEY = 'test-secret-key-shared-by-every-instance-0123456789';
+
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestServer {
@@ -77,7 +80,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     databaseUrl = schema.url;
     cleanup = schema.drop;
   }
-  const provisional = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...options.env });
+  const secret = databaseUrl.startsWith('sqlite:') ? {} : { SECRET_KEY: TEST_SECRET_KEY };
+  const provisional = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    ...secret,
+    ...options.env,
+  });
   const store = openStore(provisional.database);
   try {
     await store.migrate();
@@ -99,6 +108,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: 'silent',
     PORT: String(port),
     BASE_URL: `http://127.0.0.1:${port}`,
+    ...secret,
     ...options.env,
   });
   const ctx = createAppContext(config, store, options.clock ?? { now: () => Date.now() });

@@ -47,7 +47,7 @@ describe.each(DATABASES)('authorization on %s', (database) => {
 
   describe('GET /v1/oauth2/authorize', () => {
     it('answers 302 to the page with the same query, byte for byte', async () => {
-      const query = `client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&state=a%20b%2Bc&scope=openid`;
+      const query = `client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&state=a%20b%2Bc&response_type=code&scope=openid`;
       const response = await fetch(`${server.baseUrl}/v1/oauth2/authorize?${query}`, { redirect: 'manual' });
       expect(response.status).toBe(302);
       expect(response.headers.get('location')).toBe(`${server.baseUrl}/#/auth?${query}`);
@@ -145,16 +145,16 @@ describe.each(DATABASES)('authorization on %s', (database) => {
       expect(await envelope(response)).toMatchObject({ status: 403, code: 4 });
     });
 
-    it('answers redirect_uri?code=…&state=… and nothing else on allow', async () => {
+    it('answers redirect_uri?code=…&state=…&iss=… and nothing else on allow', async () => {
       const url = await authorizeRedirect(browser, { ...base(), state: 'xyz' });
       expect(url.origin + url.pathname).toBe(REDIRECT_URI);
-      expect([...url.searchParams.keys()]).toEqual(['code', 'state']);
+      expect([...url.searchParams.keys()]).toEqual(['code', 'state', 'iss']);
       expect(url.searchParams.get('state')).toBe('xyz');
       expect(url.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{51}$/);
     });
 
     it('omits state when none was sent, and echoes it unchanged (encoded properly) when sent', async () => {
-      expect([...(await authorizeRedirect(browser, base())).searchParams.keys()]).toEqual(['code']);
+      expect([...(await authorizeRedirect(browser, base())).searchParams.keys()]).toEqual(['code', 'iss']);
       const state = 'a b&c=d/é+%';
       expect((await authorizeRedirect(browser, { ...base(), state })).searchParams.get('state')).toBe(state);
     });
@@ -166,7 +166,7 @@ describe.each(DATABASES)('authorization on %s', (database) => {
         state: 's',
       });
       expect(url.searchParams.get('tenant')).toBe('a b');
-      expect([...url.searchParams.keys()]).toEqual(['tenant', 'code', 'state']);
+      expect([...url.searchParams.keys()]).toEqual(['tenant', 'code', 'state', 'iss']);
     });
 
     it('answers redirect_uri?error=access_denied&state=… on deny and issues no code', async () => {

@@ -330,7 +330,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
       });
       const answer = await golden(response);
       expect(answer.body).toMatch(
-        /^\{"code":0,"msg":"ok","data":\{"redirect_to":"https:\/\/app\.example\.edu\/callback\?code=[A-Za-z0-9_-]{51}&state=s"\}\}$/,
+        /^\{"code":0,"msg":"ok","data":\{"redirect_to":"https:\/\/app\.example\.edu\/callback\?code=[A-Za-z0-9_-]{51}&state=s&iss=http%3A%2F%2F127\.0\.0\.1%3A\d+"\}\}$/,
       );
       expect({ ...answer, body: '' }).toEqual({
         status: 200,
@@ -349,7 +349,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
       expect(await golden(response)).toEqual({
         status: 200,
         headers: { 'content-type': JSON_TYPE, ...NO_STORE },
-        body: '{"code":0,"msg":"ok","data":{"redirect_to":"https://app.example.edu/callback?error=access_denied&error_description=the+user+denied+the+request&state=s"}}',
+        body: `{"code":0,"msg":"ok","data":{"redirect_to":"https://app.example.edu/callback?error=access_denied&error_description=the+user+denied+the+request&state=s&iss=${encodeURIComponent(server.baseUrl)}"}}`,
       });
     });
 
@@ -432,7 +432,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
         revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         subject_types_supported: ['public'],
-        id_token_signing_alg_values_supported: ['ES256'],
+        id_token_signing_alg_values_supported: ['RS256', 'ES256'],
         claims_supported: [
           'iss',
           'sub',
@@ -446,7 +446,10 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
           'user_group',
           'created_at',
         ],
-        authorization_response_iss_parameter_supported: false,
+        prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
+        authorization_response_iss_parameter_supported: true,
       });
     });
   });

@@ -12,6 +12,8 @@ import { DATABASES, startTestServer, type TestServer } from '../helpers/server.j
 import {
   type Client,
   expectOAuthError,
+  getUserInfo,
+  postForm,
   REDIRECT_URI,
   registerClient,
   signedInUser,
@@ -155,7 +157,8 @@ describe.each(DATABASES)('OpenID Connect on %s', (database) => {
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         scopes_supported: ['openid', 'profile', 'offline_access'],
         subject_types_supported: ['public'],
-        id_token_signing_alg_values_supported: ['ES256'],
+        // OIDC Discovery §3: RS256 MUST be listed.
+        id_token_signing_alg_values_supported: ['RS256', 'ES256'],
       });
     });
 
@@ -167,19 +170,22 @@ describe.each(DATABASES)('OpenID Connect on %s', (database) => {
   });
 
   describe('GET /.well-known/jwks.json', () => {
-    it('publishes one ES256 public key, without private parts', async () => {
+    it('publishes an RS256 and an ES256 public key, without private parts', async () => {
       const { keys } = await json<{ keys: Record<string, string>[] }>(
         await fetch(`${server.baseUrl}/.well-known/jwks.json`),
       );
-      expect(keys).toHaveLength(1);
-      expect(keys[0]).toMatchObject({
+      expect(keys).toHaveLength(2);
+      expect(keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String) });
+      expect(keys[1]).toMatchObject({
         kty: 'EC',
         crv: 'P-256',
         alg: 'ES256',
         use: 'sig',
         kid: expect.any(String),
       });
-      expect(keys[0]).not.toHaveProperty('d');
+      for (const key of keys) {
+        for (const part of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(part);
+      }
     });
 
     it('shares the key through the database: a second instance signs with the same kid', async () => {
@@ -199,11 +205,12 @@ describe.each(DATABASES)('OpenID Connect on %s', (database) => {
   });
 
   describe('id_token', () => {
-    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, uin and user_group, signed ES256', async () => {
+    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, uin and user_group, signed RS256', async () => {
       const tokens = await tokensFor(server, browser, client, { scope: 'openid', nonce: 'n-0S6_WzA2Mj' });
       const jwks = createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`));
       const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, jwks);
-      expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: expect.any(String) });
+      // OIDC Core §15.1: RS256, which relying parties accept by default (go-oidc expects only RS256).
+      expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
       expect(Object.keys(payload).sort()).toEqual(
         ['at_hash', 'aud', 'auth_time', 'exp', 'iat', 'iss', 'nonce', 'sub', 'uin', 'user_group'].sort(),
       );
@@ -262,6 +269,39 @@ describe.each(DATABASES)('OpenID Connect on %s', (database) => {
       expect(invalid.headers.get('www-authenticate')).toBe(
         'Bearer realm="campus-sso", error="invalid_token"',
       );
+    });
+
+    it('answers a token issued without scope openid 403 insufficient_scope (get-user-info still answers it)', async () => {
+      const { access_token } = await tokensFor(server, browser, client);
+      for (const method of ['GET', 'POST']) {
+        const response = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+          method,
+          headers: { authorization: `Bearer ${access_token}` },
+        });
+        await expectOAuthError(response, 403, 'insufficient_scope');
+        expect(response.headers.get('www-authenticate')).toBe(
+          'Bearer realm="campus-sso", error="insufficient_scope"',
+        );
+      }
+      expect((await getUserInfo(server, access_token)).status).toBe(200);
+    });
+
+    it('takes the token as the access_token form parameter of a POST (RFC 6750 §2.2)', async () => {
+      const { access_token } = await tokensFor(server, browser, client, { scope: 'openid' });
+      const response = await postForm(server, '/v1/oauth2/userinfo', { access_token });
+      expect(response.status).toBe(200);
+      expect(await json(response)).toMatchObject({ sub: String(uin), uin });
+    });
+
+    it('refuses a token sent both in the header and in the body with 400 invalid_request (RFC 6750 §2)', async () => {
+      const { access_token } = await tokensFor(server, browser, client, { scope: 'openid' });
+      const response = await postForm(
+        server,
+        '/v1/oauth2/userinfo',
+        { access_token },
+        `Bearer ${access_token}`,
+      );
+      await expectOAuthError(response, 400, 'invalid_request');
     });
   });
 });

@@ -48,9 +48,18 @@ export async function signedInUser(
 
 export type AuthorizationBody = Record<string, unknown>;
 
+/**
+ * OIDC Core §3.1.2.1: an OpenID Connect request (scope `openid`) carries response_type=code; it is added
+ * unless the body names response_type itself (even as undefined, to leave it out).
+ */
+function withResponseType(body: AuthorizationBody): AuthorizationBody {
+  const openid = typeof body.scope === 'string' && body.scope.split(' ').includes('openid');
+  return openid && !('response_type' in body) ? { response_type: 'code', ...body } : body;
+}
+
 /** The page's call; answers the raw response. */
 export function postAuthorize(browser: Browser, body: AuthorizationBody): Promise<Response> {
-  return browser.call('POST', '/v1/oauth2/authorize', { decision: 'allow', ...body });
+  return browser.call('POST', '/v1/oauth2/authorize', { decision: 'allow', ...withResponseType(body) });
 }
 
 /** The page's call; answers `data.redirect_to` as a URL (expects 200). */

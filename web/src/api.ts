@@ -30,6 +30,10 @@ export interface AuthorizationParams {
   nonce?: string;
   code_challenge?: string;
   code_challenge_method?: string;
+  prompt?: string;
+  max_age?: string;
+  request?: string;
+  request_uri?: string;
 }
 
 export interface ImportRow {

@@ -29,8 +29,14 @@ export function registerCsrfCheck(app: FastifyInstance, config: Config): void {
     return undefined;
   };
 
+  const checked = (request: FastifyRequest): boolean => {
+    const csrf = request.routeOptions.config.csrf;
+    if (csrf !== 'json-only') return csrf === true;
+    return !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+  };
+
   // Callback style: it runs on every request (most need no check), and an async hook costs a promise.
   app.addHook('onRequest', (request, _reply, done) => {
-    done(request.routeOptions.config.csrf ? refusal(request) : undefined);
+    done(checked(request) ? refusal(request) : undefined);
   });
 }

@@ -1,27 +1,61 @@
 /**
- * The user's decision on a valid authorization request (SPEC §2.4): the URL the browser goes to next.
+ * The user's decision on a valid authorization request (docs/interface.md#authorization-page): the URL the
+ * browser goes to next, or "the user must sign in (again) first".
  */
-import { mergeScopes } from '../scopes.js';
+import { consentCovers, mergeScopes } from '../scopes.js';
 import type { AppContext } from '../../app-context.js';
 import { credentialKey, newCredential } from '../credentials.js';
 import { appendParameters } from '../../domain/redirect-uris.js';
-import type { SessionRecord } from '../../storage/store.js';
-import { AccessDenied, type OAuthError } from '../errors.js';
+import type { ConsentRecord, SessionRecord } from '../../storage/store.js';
+import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.js';
+import { asksForNoPrompt } from './check-prompt.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
 import { RedirectableAuthorizationError, validateAuthorizationRequest } from './validate.js';
 
+/** The user's answer on the consent screen (with prompt=none, `allow` means "if already consented"). */
 export type Decision = 'allow' | 'deny';
+
+/** Where the browser goes next, or that the user has to sign in (again) before anything is decided. */
+export type AuthorizationOutcome = { readonly redirectTo: string } | { readonly signIn: true };
+
+const SIGN_IN: AuthorizationOutcome = { signIn: true };
+
+/**
+ * How long a sign-in still counts as the one `prompt=login` asked for: the time to read the consent screen
+ * that follows it.
+ */
+const FRESH_SIGN_IN_MS = 5 * 60_000;
 
 /**
  * RFC 6749 §4.1.2.1: the error response on the redirect URI, keeping its query (§3.1.2), with `state`
- * exactly as sent.
+ * exactly as sent, and RFC 9207 §2 `iss`, the mix-up defence of RFC 9700 §4.4.
  */
-export function errorRedirect(redirect: VerifiedRedirect, error: OAuthError): string {
+export function errorRedirect(ctx: AppContext, redirect: VerifiedRedirect, error: OAuthError): string {
   return appendParameters(redirect.redirectUri, {
     error: error.error,
     error_description: error.description,
     state: redirect.state,
+    iss: ctx.config.issuer,
   });
+}
+
+/**
+ * OIDC Core §3.1.2.1 `prompt=login` and `max_age`: whether the session is too old for this request.
+ * `prompt=login` (and `max_age=0`, its equivalent) wants a sign-in made for this request: one after the app
+ * was last authorized for this user, and recent. `max_age=N` wants one at most N seconds old.
+ */
+function needsSignIn(
+  request: AuthorizationRequest,
+  session: SessionRecord,
+  consent: ConsentRecord | undefined,
+  now: number,
+): boolean {
+  const age = now - session.createdAt;
+  if (request.prompt.has('login') || request.maxAge === 0) {
+    const signedInSinceLastAuthorization = consent === undefined || session.createdAt > consent.grantedAt;
+    return !(signedInSinceLastAuthorization && age <= FRESH_SIGN_IN_MS);
+  }
+  return request.maxAge !== null && age > request.maxAge * 1000;
 }
 
 /** RFC 6749 §4.1.2: issues a code (stored under its key only) and records the user's consent. */
@@ -29,6 +63,7 @@ async function issueCode(
   ctx: AppContext,
   session: SessionRecord,
   request: AuthorizationRequest,
+  previous: ConsentRecord | undefined,
 ): Promise<string> {
   const now = ctx.clock.now();
   const code = newCredential(now);
@@ -48,9 +83,9 @@ async function issueCode(
     expiresAt: now + ctx.config.authorizationCodeTtl * 1000,
     usedAt: null,
   });
-  // SPEC §2.5: a later request from this app is answered without asking again — for what the user has
-  // approved so far, so the consent grows with each approval and never silently covers a wider scope.
-  const previous = await ctx.store.consents.find(session.uin, request.app.clientId);
+  // docs/interface.md#authorization-page: a later request from this app is answered without asking again —
+  // for what the user has approved so far, so the consent grows with each approval and never silently
+  // covers a wider scope.
   await ctx.store.consents.upsert({
     uin: session.uin,
     clientId: request.app.clientId,
@@ -62,24 +97,60 @@ async function issueCode(
 
 /**
  * Validates the request and applies the decision. Answers the URL for the browser (with `code`, or with
- * `error`); throws `InvalidClientOrRedirect` when no redirect is allowed.
+ * `error`) or that the user must sign in first; throws `InvalidClientOrRedirect` when no redirect is allowed.
+ * With `prompt=none` nothing is ever shown to the user (OIDC Core §3.1.2.1): every outcome is a redirect.
  */
 export async function decideAuthorization(
   ctx: AppContext,
-  session: SessionRecord,
+  session: SessionRecord | undefined,
   params: AuthorizationParams,
   decision: Decision,
-): Promise<string> {
+): Promise<AuthorizationOutcome> {
+  // Signed out: sign in first, as always — unless prompt=none forbids any page, so the request is answered.
+  if (!session && !asksForNoPrompt(params)) return SIGN_IN;
   let request: AuthorizationRequest;
   try {
     request = await validateAuthorizationRequest(ctx, params);
   } catch (error) {
-    if (error instanceof RedirectableAuthorizationError) return errorRedirect(error.redirect, error.error);
+    if (error instanceof RedirectableAuthorizationError) {
+      return { redirectTo: errorRedirect(ctx, error.redirect, error.error) };
+    }
     throw error;
   }
+  const noPrompt = request.prompt.has('none');
+  // OIDC Core §3.1.2.6 login_required: "The Authorization Server requires End-User authentication."
+  if (!session)
+    return { redirectTo: errorRedirect(ctx, request, new LoginRequired('the user is not signed in')) };
+
+  const consent = await ctx.store.consents.find(session.uin, request.app.clientId);
+  if (needsSignIn(request, session, consent, ctx.clock.now())) {
+    if (!noPrompt) return SIGN_IN;
+    return {
+      redirectTo: errorRedirect(ctx, request, new LoginRequired('the user must sign in again (max_age)')),
+    };
+  }
   // RFC 6749 §4.1.2.1 access_denied: "The resource owner … denied the request."
-  if (decision === 'deny') return errorRedirect(request, new AccessDenied('the user denied the request'));
-  const code = await issueCode(ctx, session, request);
-  // RFC 6749 §4.1.2: code, and state exactly as sent (SPEC §2.4: nothing else, for legacy clients).
-  return appendParameters(request.redirectUri, { code, state: request.state });
+  if (decision === 'deny') {
+    return { redirectTo: errorRedirect(ctx, request, new AccessDenied('the user denied the request')) };
+  }
+  // OIDC Core §3.1.2.6 consent_required: prompt=none, and the user has not yet approved all of this.
+  if (noPrompt && !(consent && consentCovers(consent.scope, request.scope))) {
+    return {
+      redirectTo: errorRedirect(
+        ctx,
+        request,
+        new ConsentRequired('the user has not authorized this app for the requested scope'),
+      ),
+    };
+  }
+  const code = await issueCode(ctx, session, request, consent);
+  // RFC 6749 §4.1.2: code, and state exactly as sent; RFC 9207 §2: iss, so the client can tell which
+  // authorization server answered.
+  return {
+    redirectTo: appendParameters(request.redirectUri, {
+      code,
+      state: request.state,
+      iss: ctx.config.issuer,
+    }),
+  };
 }

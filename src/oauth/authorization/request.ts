@@ -1,6 +1,9 @@
 import type { AppRecord, CodeChallengeMethod } from '../../storage/store.js';
 
-/** The authorization request's parameters as the page sends them (SPEC §2), not yet validated. */
+/**
+ * The authorization request's parameters as the page, the GET endpoint or a form POST carry them
+ * (docs/interface.md#authorization-page), not yet validated.
+ */
 export interface AuthorizationParams {
   readonly client_id?: string | undefined;
   readonly redirect_uri?: string | undefined;
@@ -10,6 +13,10 @@ export interface AuthorizationParams {
   readonly nonce?: string | undefined;
   readonly code_challenge?: string | undefined;
   readonly code_challenge_method?: string | undefined;
+  readonly prompt?: string | undefined;
+  readonly max_age?: string | undefined;
+  readonly request?: string | undefined;
+  readonly request_uri?: string | undefined;
 }
 
 /** Where errors may be sent once client and redirect URI are known good (RFC 6749 §4.1.2.1). */
@@ -25,9 +32,15 @@ export interface PkceChallenge {
   readonly codeChallengeMethod: CodeChallengeMethod;
 }
 
+/** OIDC Core §3.1.2.1 `prompt` values campus-sso acts on. */
+export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
+
 /** A valid authorization request, ready for the user's decision. */
 export interface AuthorizationRequest extends VerifiedRedirect {
   readonly scope: string | null;
   readonly nonce: string | null;
   readonly pkce: PkceChallenge | null;
+  readonly prompt: ReadonlySet<Prompt>;
+  /** OIDC Core §3.1.2.1 max_age, in seconds; null when not sent. */
+  readonly maxAge: number | null;
 }

@@ -3,6 +3,8 @@ import { OAuthError } from '../errors.js';
 import { checkClient } from './check-client.js';
 import { checkNonce } from './check-nonce.js';
 import { checkPkce } from './check-pkce.js';
+import { checkMaxAge, checkPrompt } from './check-prompt.js';
+import { checkRequestObject } from './check-request-object.js';
 import { checkResponseType } from './check-response-type.js';
 import { checkScope } from './check-scope.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
@@ -24,7 +26,7 @@ export class RedirectableAuthorizationError extends Error {
 /**
  * The authorization request pipeline, in RFC order (the model is node-oidc-provider's
  * `actions/authorization/check_*.js`): client and redirect URI first (never redirects), then response_type,
- * PKCE, scope, nonce.
+ * request objects, PKCE, scope, nonce, prompt and max_age.
  */
 export async function validateAuthorizationRequest(
   ctx: AppContext,
@@ -33,10 +35,13 @@ export async function validateAuthorizationRequest(
   const redirect = await checkClient(ctx, params);
   try {
     checkResponseType(params);
+    checkRequestObject(params);
     const pkce = checkPkce(params);
     const scope = checkScope(params);
     const nonce = checkNonce(params);
-    return { ...redirect, scope, nonce, pkce };
+    const prompt = checkPrompt(params);
+    const maxAge = checkMaxAge(params);
+    return { ...redirect, scope, nonce, pkce, prompt, maxAge };
   } catch (error) {
     if (error instanceof OAuthError && error.allowRedirect)
       throw new RedirectableAuthorizationError(error, redirect);

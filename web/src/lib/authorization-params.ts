@@ -9,6 +9,11 @@ const NAMES = [
   'nonce',
   'code_challenge',
   'code_challenge_method',
+  'prompt',
+  'max_age',
+  // Not supported, but passed on so that the server refuses them instead of silently dropping them.
+  'request',
+  'request_uri',
 ] as const;
 
 /**

@@ -83,6 +83,7 @@ const en = {
     readUin: 'your UIN (account number)',
     readGroup: 'your group (administrator, member or user)',
     readCreated: 'when your account was registered',
+    staySignedIn: '{app} can stay signed in for {days} days, even when you are not using it.',
     neverPassword:
       'It will never see your password. You can withdraw this permission at any time on My account.',
     authorize: 'Authorize',

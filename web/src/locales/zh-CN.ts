@@ -81,6 +81,7 @@ const zhCN: MessageSchema = {
     readUin: '你的账号（UIN）',
     readGroup: '你的用户组（管理员、成员或用户）',
     readCreated: '你的账号注册时间',
+    staySignedIn: '{app} 可以保持登录 {days} 天，即使你没有在使用它。',
     neverPassword: '它永远看不到你的密码。你可以随时在“我的账号”中撤销授权。',
     authorize: '授权',
     deny: '拒绝',

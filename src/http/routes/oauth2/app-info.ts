@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { checkClient } from '../../../oauth/authorization/check-client.js';
-import { grantedScope, consentCovers } from '../../../oauth/scopes.js';
+import { grantedScope, consentCovers, hasScope } from '../../../oauth/scopes.js';
 import type { AppInfoView } from '../../../shared/views.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -44,6 +44,11 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
       emoji: client.emoji,
       consented,
     };
+    // OIDC Core §11: offline_access gets a refresh token (when the app may have them); the consent screen
+    // says how long the app can then stay signed in.
+    if (client.allowRefreshTokens && hasScope(requestedScope(request.query.scope), 'offline_access')) {
+      return ok({ ...info, stays_signed_in_days: Math.round(ctx.config.refreshTokenTtl / 86_400) });
+    }
     return ok(info);
   });
 };

@@ -1,9 +1,33 @@
 import { Type } from '@sinclair/typebox';
-import { decideAuthorization } from '../../../oauth/authorization/authorize.js';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../../app-context.js';
+import { decideAuthorization, type Decision, errorRedirect } from '../../../oauth/authorization/authorize.js';
+import type { AuthorizationParams } from '../../../oauth/authorization/request.js';
+import {
+  RedirectableAuthorizationError,
+  validateAuthorizationRequest,
+} from '../../../oauth/authorization/validate.js';
+import { InvalidClientOrRedirect } from '../../../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
+import { notSignedIn } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { requireSignedIn } from '../../session-cookie.js';
+import { findSignedIn, type SignedIn } from '../../session-cookie.js';
+
+const PARAMETER_NAMES = [
+  'client_id',
+  'redirect_uri',
+  'state',
+  'response_type',
+  'scope',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'max_age',
+  'request',
+  'request_uri',
+] as const;
 
 /**
  * The authorization request's parameters as the page passes them through. RFC 6749 §3.1: unrecognized
@@ -11,41 +35,112 @@ import { requireSignedIn } from '../../session-cookie.js';
  */
 const AuthorizeBody = Type.Object(
   {
-    client_id: Type.Optional(Type.String()),
-    redirect_uri: Type.Optional(Type.String()),
-    state: Type.Optional(Type.String()),
-    response_type: Type.Optional(Type.String()),
+    ...Object.fromEntries(PARAMETER_NAMES.map((name) => [name, Type.Optional(Type.String())])),
     scope: Type.Optional(Type.String({ maxLength: 1024 })),
     nonce: Type.Optional(Type.String({ maxLength: 1024 })),
-    code_challenge: Type.Optional(Type.String()),
-    code_challenge_method: Type.Optional(Type.String()),
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
   },
   { additionalProperties: true },
 );
 
+/** OIDC Core §3.1.2.1: the same request as a form POST; any field, each a string or repeated strings. */
+const AuthorizeForm = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
+
+type PageCall = AuthorizationParams & { readonly decision: Decision };
+type FormRequest = Readonly<Record<string, string | readonly string[]>>;
+
+/** The known parameters of a query string; a repeated one counts with its first value, as on the page. */
+function parametersOf(query: URLSearchParams): AuthorizationParams {
+  const params: Record<string, string> = {};
+  for (const name of PARAMETER_NAMES) {
+    const value = query.get(name);
+    if (value !== null) params[name] = value;
+  }
+  return params;
+}
+
 /**
- * SPEC §2: `GET /v1/oauth2/authorize` (the metadata's authorization_endpoint) hands the browser to the page;
- * `POST /v1/oauth2/authorize` is the page's call that turns the user's decision into the redirect URL.
+ * The GET request, answered on the server when no page is needed: an error the app must hear about
+ * (RFC 6749 §4.1.2.1, after the client and redirect URI are known good), or prompt=none (OIDC Core
+ * §3.1.2.1: no page, ever). Everything else goes to the page with the same query, byte for byte.
+ */
+async function answerWithoutPage(
+  ctx: AppContext,
+  signedIn: () => Promise<SignedIn | undefined>,
+  params: AuthorizationParams,
+): Promise<string | undefined> {
+  try {
+    const request = await validateAuthorizationRequest(ctx, params);
+    if (!request.prompt.has('none')) return undefined;
+  } catch (error) {
+    if (error instanceof RedirectableAuthorizationError) {
+      return errorRedirect(ctx, error.redirect, error.error);
+    }
+    // The page shows this one to the user and never redirects (RFC 6749 §4.1.2.1).
+    if (error instanceof InvalidClientOrRedirect) return undefined;
+    throw error;
+  }
+  const outcome = await decideAuthorization(ctx, (await signedIn())?.session, params, 'allow');
+  return 'redirectTo' in outcome ? outcome.redirectTo : undefined;
+}
+
+function redirectNoStore(reply: FastifyReply, url: string, status: 302 | 303): FastifyReply {
+  // The URL may carry a fresh code: never cache it (RFC 6749 §10.5). No CORS headers (RFC 9700 §2).
+  return reply.headers(NO_STORE_HEADERS).redirect(url, status);
+}
+
+/**
+ * docs/interface.md#authorization-page: `GET /v1/oauth2/authorize` (the metadata's authorization_endpoint)
+ * hands the browser to the page, or answers the app itself when no page is needed; a form POST is the same
+ * request (OIDC Core §3.1.2.1); a JSON `POST /v1/oauth2/authorize` is the page's call that turns the user's
+ * decision into the redirect URL.
  */
 export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/oauth2/authorize', async (request, reply) => {
     const queryStart = request.url.indexOf('?');
-    // The same parameters, byte for byte, in the page's fragment query (SPEC §2). No CORS headers (SPEC §9).
     const query = queryStart === -1 ? '' : request.url.slice(queryStart);
-    return reply.header('cache-control', 'no-store').redirect(`${ctx.config.baseUrl}/#/auth${query}`, 302);
+    const direct = await answerWithoutPage(
+      ctx,
+      () => findSignedIn(ctx, request),
+      parametersOf(new URLSearchParams(query)),
+    );
+    // The same parameters, byte for byte, in the page's fragment query.
+    return redirectNoStore(reply, direct ?? `${ctx.config.baseUrl}/#/auth${query}`, 302);
   });
 
   app.post(
     '/v1/oauth2/authorize',
-    { schema: { body: AuthorizeBody }, config: { csrf: true } },
+    {
+      schema: {
+        body: {
+          content: {
+            'application/json': { schema: AuthorizeBody },
+            'application/x-www-form-urlencoded': { schema: AuthorizeForm },
+          },
+        },
+      },
+      config: { csrf: 'json-only' },
+    },
     async (request, reply) => {
-      const { session } = await requireSignedIn(ctx, request);
-      const { decision, ...params } = request.body;
-      const redirectTo = await decideAuthorization(ctx, session, params, decision);
+      const contentType = request.headers['content-type'] ?? '';
+      if (/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
+        // OIDC Core §3.1.2.1: a form POST is served like the GET. A cross-site POST carries no SameSite=Lax
+        // session cookie, so it becomes that GET (303, RFC 9110 §15.4.4), where the cookie is sent.
+        const query = new URLSearchParams();
+        for (const [name, value] of Object.entries(request.body as FormRequest)) {
+          for (const one of typeof value === 'string' ? [value] : value) query.append(name, one);
+        }
+        const search = query.size === 0 ? '' : `?${query.toString()}`;
+        return redirectNoStore(reply, `${ctx.config.baseUrl}/v1/oauth2/authorize${search}`, 303);
+      }
+      const { decision, ...params } = request.body as PageCall;
+      const signedIn = await findSignedIn(ctx, request);
+      const outcome = await decideAuthorization(ctx, signedIn?.session, params, decision);
+      // The page shows the sign-in form, then calls again (prompt=login, max_age: OIDC Core §3.1.2.1).
+      if (!('redirectTo' in outcome)) throw notSignedIn();
       // The URL carries a fresh code: never cache it (RFC 6749 §10.5 keeps codes confidential).
       reply.headers(NO_STORE_HEADERS);
-      return ok({ redirect_to: redirectTo });
+      return ok({ redirect_to: outcome.redirectTo });
     },
   );
 };

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireActiveAccessToken } from '../../../oauth/bearer.js';
+import { InsufficientScope } from '../../../oauth/errors.js';
+import { hasScope } from '../../../oauth/scopes.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 
 const UserInfoResponse = Type.Object({
@@ -10,15 +12,35 @@ const UserInfoResponse = Type.Object({
   created_at: Type.String(),
 });
 
+/** RFC 6750 §2.2: a form body may carry the token as `access_token`; other fields are ignored. */
+const UserInfoForm = Type.Object(
+  { access_token: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+
+const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
+/** RFC 6750 §2.2: the body parameter counts only in a form-encoded POST. */
+function formAccessToken(request: FastifyRequest): string | undefined {
+  if (request.method !== 'POST' || !FORM.test(request.headers['content-type'] ?? '')) return undefined;
+  return (request.body as { access_token?: string } | undefined)?.access_token;
+}
+
 /**
  * OIDC Core §5.3 (docs/interface.md#openid-connect): the standard UserInfo endpoint, GET or POST, Bearer
- * token in the header (RFC 6750 §2.1), plain JSON. Errors are RFC 6750 §3 (WWW-Authenticate +
+ * token in the header (RFC 6750 §2.1) or a POST's form body (§2.2), plain JSON. Errors are RFC 6750 §3 (WWW-Authenticate +
  * `{error, error_description}`).
  */
 export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   const handler = async (request: FastifyRequest) => {
-    // RFC 6750 §2.1 and §3.1: the Bearer token in the header, or invalid_token.
-    const { user } = await requireActiveAccessToken(ctx, request.headers.authorization);
+    // RFC 6750 §2.1, §2.2 and §3.1: the token in the header or a form body, or invalid_token.
+    const owner = await requireActiveAccessToken(ctx, request.headers.authorization, formAccessToken(request));
+    // OIDC Core §5.3: the access token was "obtained through an OpenID Connect Authentication Request";
+    // RFC 6750 §3.1 insufficient_scope otherwise (the legacy get-user-info answers any valid token).
+    if (!hasScope(owner.token.scope, 'openid')) {
+      throw new InsufficientScope('the access token was not issued for scope openid');
+    }
+    const { user } = owner;
     return {
       sub: String(user.uin),
       uin: user.uin,
@@ -31,5 +53,15 @@ export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     config: { errorStyle: 'oauth' as const },
   };
   app.get('/v1/oauth2/userinfo', options, handler);
-  app.post('/v1/oauth2/userinfo', options, handler);
+  app.post(
+    '/v1/oauth2/userinfo',
+    {
+      ...options,
+      schema: {
+        ...options.schema,
+        body: { content: { 'application/x-www-form-urlencoded': { schema: UserInfoForm } } },
+      },
+    },
+    handler,
+  );
 };
