@@ -5,7 +5,7 @@
  * Handlers return data or throw a typed error (`OAuthError`, `ApiError`); they never build error JSON.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InsufficientScope, InvalidClientOrRedirect, InvalidToken, OAuthError } from '../oauth/errors.js';
+import { InsufficientScope, InvalidToken, OAuthError } from '../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../oauth/tokens.js';
 import { EnvelopeCode } from '../shared/envelope.js';
 import { ApiError } from './api-error.js';

@@ -112,6 +112,7 @@ describe('campus-sso backup FILE', () => {
   it('answers with the pg_dump recipe when DATABASE_URL is PostgreSQL', async () => {
     const result = await runCli(['backup', join(dir, 'pg.dump')], {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      SECRET_KEY: 'a-test-key-encryption-key-of-32-characters-or-more',
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/pg_dump --format=custom/);
@@ -196,6 +197,7 @@ describe('campus-sso restore FILE', () => {
   it('answers with the pg_restore recipe when DATABASE_URL is PostgreSQL', async () => {
     const result = await runCli(['restore', join(dir, 'pg.dump')], {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      SECRET_KEY: 'a-test-key-encryption-key-of-32-characters-or-more',
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/pg_restore --clean/);
