@@ -10,7 +10,7 @@ import { createAppContext } from '../../src/app-context.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openStore } from '../../src/storage/open-store.js';
-import { IN_CI, postgresProblem } from '../storage/databases.js';
+import { IN_CI, postgresProblem } from '../helpers/databases.js';
 import { freshPostgresSchema } from '../helpers/server.js';
 import { Browser } from '../helpers/http.js';
 import { type CliResult, ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
