@@ -1,5 +1,5 @@
 /**
- * The `campus-sso` command (SPEC §8, README "Command line"), run as the built program in a child process
+ * The `campus-sso` command (docs/interface.md#command-line), run as the built program in a child process
  * against a temp SQLite database (and once against PostgreSQL).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -139,7 +139,7 @@ describe('campus-sso app add', () => {
         disabled: false,
       });
       expect(await ctx.apps.authenticate(printed.client_id, `${printed.client_secret}x`)).toBeUndefined();
-      // SPEC §1: the secret is stored only as a hash.
+      // docs/interface.md#resources: the secret is stored only as a hash.
       expect((await ctx.store.apps.find(printed.client_id))?.secretHash).not.toContain(printed.client_secret);
     });
   });

@@ -1,7 +1,8 @@
 /**
- * `campus-sso import-campux --sqlite FILE` (SPEC §1, §8): users keep their argon2id password hashes, apps
- * their client_id and (plaintext UUID) secret, hashed on import; idempotent, with a report.
- * The input is a Campux-like SQLite file as GORM names it (`account_pos`, `o_auth_app_pos`).
+ * `campus-sso import-campux --sqlite FILE` (docs/interface.md#resources, docs/interface.md#command-line):
+ * users keep their argon2id password hashes, apps their client_id and (plaintext UUID) secret, hashed on
+ * import; idempotent, with a report. The input is a Campux-like SQLite file as GORM names it (`account_pos`,
+ * `o_auth_app_pos`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ let databaseUrl: string;
 
 /** A Campux database file, as its GORM models created it. */
 async function writeCampuxFile(file: string): Promise<void> {
-  // Campux's argon2id parameters (SPEC §1: `$argon2id$v=19$m=65536,t=1,p=2$…`).
+  // Campux's argon2id parameters (docs/interface.md#resources: `$argon2id$v=19$m=65536,t=1,p=2$…`).
   const oldHash = await hash(OLD_PASSWORD, { memoryCost: 65536, timeCost: 1, parallelism: 2 });
   expect(oldHash).toMatch(/^\$argon2id\$v=19\$m=65536,t=1,p=2\$/);
   const db = new SqliteDatabase(file);

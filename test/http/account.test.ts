@@ -1,5 +1,5 @@
 /**
- * The browser session API, `/v1/account/…` (SPEC §2, §7; README "Browser session API"), over real HTTP on
+ * The browser session API, `/v1/account/…` (docs/interface.md#browser-session-api), over real HTTP on
  * SQLite and PostgreSQL.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,6 @@
-/** `POST /v1/admin/users/import` (SPEC §7, README "Admin API"): one chunk of the management page's CSV import. */
+/**
+ * `POST /v1/admin/users/import` (docs/interface.md#admin-api): one chunk of the management page's CSV import.
+ */
 import { expect, it } from 'vitest';
 import { json } from '../helpers/http.js';
 import { describeOnDatabases } from '../helpers/fixture.js';

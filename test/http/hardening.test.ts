@@ -1,8 +1,9 @@
 /**
- * SPEC §9 "every malformed input → documented 4xx": every route that exists is fed wrong types, missing and
- * unknown fields, oversized, non-UTF-8, non-JSON and empty bodies, and numbers too big for a uin. Each must
- * answer a 4xx in its route's convention with a message that says what is wrong — never a 500, never a stack
- * trace. Also the security headers (SPEC §9) and the operations endpoints (SPEC §8).
+ * docs/security.md, "every malformed input → documented 4xx": every route that exists is fed wrong types,
+ * missing and unknown fields, oversized, non-UTF-8, non-JSON and empty bodies, and numbers too big for a uin.
+ * Each must answer a 4xx in its route's convention with a message that says what is wrong — never a 500,
+ * never a stack trace. Also the security headers (docs/security.md) and the operations endpoints
+ * (docs/operations.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseSuiteOptions, describeOnDatabases, signedInUser } from '../helpers/fixture.js';

@@ -1,4 +1,4 @@
-/** SPEC §9: sign-in is throttled per account — also against a burst of simultaneous guesses. */
+/** docs/security.md: sign-in is throttled per account — also against a burst of simultaneous guesses. */
 import { expect, it } from 'vitest';
 import { Browser } from '../helpers/http.js';
 import { describeOnDatabases } from '../helpers/fixture.js';

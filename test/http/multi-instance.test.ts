@@ -1,6 +1,7 @@
 /**
- * SPEC §8: several instances on one PostgreSQL database serve together behind a load balancer — nothing
- * that another instance needs (sessions, codes, tokens, rate-limit counters) lives in one process's memory.
+ * docs/operations.md: several instances on one PostgreSQL database serve together behind a load balancer —
+ * nothing that another instance needs (sessions, codes, tokens, rate-limit counters) lives in one process's
+ * memory.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Browser, json } from '../helpers/http.js';

@@ -1,6 +1,6 @@
 /**
- * SPEC §2: the authorization endpoint, the consent page's `app-info` call and its decision call
- * (`POST /v1/oauth2/authorize`), validated in RFC order.
+ * docs/interface.md#authorization-page: the authorization endpoint, the consent page's `app-info` call and
+ * its decision call (`POST /v1/oauth2/authorize`), validated in RFC order.
  */
 import { describe, expect, it } from 'vitest';
 import { Browser, json } from '../helpers/http.js';

@@ -1,6 +1,6 @@
 /**
- * SPEC §2 step 5: a user who already authorized an app is sent straight back — but only for what they
- * approved. A request for more (say, `offline_access` on top of `openid`) asks again.
+ * docs/interface.md#authorization-page: a user who already authorized an app is sent straight back — but only
+ * for what they approved. A request for more (say, `offline_access` on top of `openid`) asks again.
  */
 import { expect, it } from 'vitest';
 import { json } from '../helpers/http.js';

@@ -1,6 +1,7 @@
 /**
- * SPEC §4 and §5: the previous system's interface, kept exactly: the JSON token exchange and the enveloped
- * user information. The first `describe` is a client written the way the old documentation shows it.
+ * docs/interface.md#legacy-token-endpoint and docs/interface.md#legacy-user-information: the previous
+ * system's interface, kept exactly: the JSON token exchange and the enveloped user information. The first
+ * `describe` is a client written the way the old documentation shows it.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,7 @@
-/** SPEC §6: RFC 7009 revocation and RFC 7662 introspection, both client-authenticated. */
+/**
+ * docs/interface.md#openid-connect: RFC 7009 revocation and RFC 7662 introspection, both
+ * client-authenticated.
+ */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../helpers/http.js';
 import { describeOnDatabases } from '../helpers/fixture.js';

@@ -92,7 +92,10 @@ export function exchangeCode(
   );
 }
 
-/** SPEC §4: the legacy JSON exchange; a string body is sent as it is (to test malformed JSON). */
+/**
+ * docs/interface.md#legacy-token-endpoint: the legacy JSON exchange; a string body is sent as it is (to test
+ * malformed JSON).
+ */
 export function legacyExchange(server: TestServer, body: unknown): Promise<Response> {
   return fetch(`${server.baseUrl}/v1/oauth2/get-access-token`, {
     method: 'POST',

@@ -1,4 +1,7 @@
-/** SPEC §3 and §6: the standard token endpoint (RFC 6749 §3.2), authorization-code and refresh-token grants. */
+/**
+ * The standard token endpoint (RFC 6749 §3.2), authorization-code and refresh-token grants:
+ * docs/interface.md#token-endpoint and docs/interface.md#openid-connect.
+ */
 import { describe, expect, it } from 'vitest';
 import { credentialKey } from '../../src/oauth/credentials.js';
 import { json } from '../helpers/http.js';
