@@ -43,12 +43,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
     stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one) and the Noto CJK and Noto Color Emoji fonts"
   may_be_root ||
     stop "missing ${missing[*]}: run  sudo apt-get install -y ${missing[*]}  (this user is not root and has no passwordless sudo)"
-  say "installing ${missing[*]} with apt-get"
+  say "installing ${missing[*]} with apt-get (a minute or two)"
   apt=(env DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=300 -o Dpkg::Use-Pty=0)
-  as_root "${apt[@]}" update ||
-    stop "apt-get update failed (see above): fix the apt sources, then run  $(sudo_hint)apt-get install -y ${missing[*]}"
-  as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" ||
-    stop "apt-get install failed (see above): run  $(sudo_hint)apt-get install -y ${missing[*]}"
+  # apt and dpkg talk a lot; their words are shown only when they fail.
+  apt_log=$(mktemp)
+  trap 'rm -f "$apt_log"' EXIT
+  as_root "${apt[@]}" update >"$apt_log" 2>&1 || {
+    tail -n 20 "$apt_log" >&2
+    stop "apt-get update failed (above): fix the apt sources, then run  $(sudo_hint)apt-get install -y ${missing[*]}"
+  }
+  as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >"$apt_log" 2>&1 || {
+    tail -n 20 "$apt_log" >&2
+    stop "apt-get install failed (above): run  $(sudo_hint)apt-get install -y ${missing[*]}"
+  }
   [ -x "$chromium" ] || stop "$chromium is still missing after installing chromium: set CHROMIUM_PATH to the Chromium binary"
 fi
 
