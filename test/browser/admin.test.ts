@@ -1,6 +1,7 @@
 /**
- * The management page (SPEC §7) in a real browser against the real server: admins only, creating an app and
- * reading its shown-once secret (which then works at the token endpoint), and a CSV import of 1,000 users.
+ * The management page (docs/interface.md#admin-api) in a real browser against the real server: admins only,
+ * creating an app and reading its shown-once secret (which then works at the token endpoint), and a CSV
+ * import of 1,000 users.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * The authorization page (SPEC §2) in a real browser against the real server: sign-in, consent, Deny,
- * remembered consent, and the error card that never redirects.
+ * The authorization page (docs/interface.md#authorization-page) in a real browser against the real server:
+ * sign-in, consent, Deny, remembered consent, and the error card that never redirects.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,10 @@ beforeAll(async () => {
 
 afterAll(() => stopWorld({ sso, browser }));
 
-/** Exchanges a code at the legacy endpoint (SPEC §4) and reads the user (SPEC §5). */
+/**
+ * Exchanges a code at the legacy endpoint (docs/interface.md#legacy-token-endpoint) and reads the user
+ * (docs/interface.md#legacy-user-information).
+ */
 async function userOfCode(code: string): Promise<{ uin: number; user_group: string }> {
   const token = await fetch(`${sso.baseUrl}/v1/oauth2/get-access-token`, {
     method: 'POST',
@@ -77,7 +80,7 @@ describe('GET /#/auth (sign-in and consent page)', () => {
     await context.close();
   });
 
-  it('goes straight back with a new code, no click, when the user already consented (SPEC §2 step 5)', async () => {
+  it('goes straight back with a new code, no click, when the user already consented', async () => {
     const { page, context, problems } = await openPage(browser, sso);
     await signInByApi(page, MEMBER);
     await page.goto(authUrl({ client_id: app.client_id, redirect_uri: CALLBACK, state: 'again' }));

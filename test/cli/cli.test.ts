@@ -1,5 +1,5 @@
 /**
- * The `campus-sso` command (SPEC §8, README "Command line"), run as the built program in a child process
+ * The `campus-sso` command (docs/interface.md#command-line), run as the built program in a child process
  * against a temp SQLite database (and once against PostgreSQL).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { createAppContext } from '../../src/app-context.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openStore } from '../../src/storage/open-store.js';
-import { IN_CI, postgresProblem } from '../storage/databases.js';
+import { IN_CI, postgresProblem } from '../helpers/databases.js';
 import { freshPostgresSchema, TEST_SECRET_KEY } from '../helpers/server.js';
 import { Browser } from '../helpers/http.js';
 import { type CliResult, ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
@@ -139,7 +139,7 @@ describe('campus-sso app add', () => {
         disabled: false,
       });
       expect(await ctx.apps.authenticate(printed.client_id, `${printed.client_secret}x`)).toBeUndefined();
-      // SPEC §1: the secret is stored only as a hash.
+      // docs/interface.md#resources: the secret is stored only as a hash.
       expect((await ctx.store.apps.find(printed.client_id))?.secretHash).not.toContain(printed.client_secret);
     });
   });

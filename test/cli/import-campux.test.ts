@@ -33,7 +33,7 @@ let databaseUrl: string;
 
 /** A Campux database file, as its GORM models created it. */
 async function writeCampuxFile(file: string): Promise<void> {
-  // Campux's argon2id parameters (SPEC §1: `$argon2id$v=19$m=65536,t=1,p=2$…`).
+  // Campux's argon2id parameters (docs/interface.md#resources: `$argon2id$v=19$m=65536,t=1,p=2$…`).
   const oldHash = await hash(OLD_PASSWORD, { memoryCost: 65536, timeCost: 1, parallelism: 2 });
   expect(oldHash).toMatch(/^\$argon2id\$v=19\$m=65536,t=1,p=2\$/);
   const db = new SqliteDatabase(file);

@@ -1,5 +1,5 @@
 /**
- * Configuration (SPEC §8, README "Configuration"): environment variables only, validated once at start-up
+ * Configuration (docs/interface.md#configuration): environment variables only, validated once at start-up
  * into one typed object; a bad value stops the start with a one-line message naming the variable.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,7 @@
-/** Campux (GORM) times → epoch milliseconds (SPEC §1: created_at in UTC with milliseconds). */
+/**
+ * Campux (GORM) times → epoch milliseconds (docs/interface.md#resources: created_at in UTC with
+ * milliseconds).
+ */
 import { describe, expect, it } from 'vitest';
 import { parseCampuxTime } from '../../src/domain/campux-import.js';
 

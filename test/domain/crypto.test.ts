@@ -1,4 +1,4 @@
-/** Random identifiers and secret comparison (SPEC §1, §9). */
+/** Random identifiers and secret comparison (docs/interface.md#resources, docs/security.md). */
 import { describe, expect, it } from 'vitest';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from '../../src/domain/crypto.js';
 import { newClientSecret } from '../../src/domain/apps.js';
@@ -16,7 +16,7 @@ describe('randomClientId', () => {
 });
 
 describe('randomToken', () => {
-  it('carries 32 random bytes as 43 base64url characters by default (≥ 128 bits, SPEC §1)', () => {
+  it('carries 32 random bytes as 43 base64url characters by default (≥ 128 bits)', () => {
     const token = randomToken();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);

@@ -1,4 +1,4 @@
-/** SPEC §1: an app's emoji is exactly one emoji. */
+/** docs/interface.md#resources: an app's emoji is exactly one emoji. */
 import { describe, expect, it } from 'vitest';
 import { isSingleEmoji } from '../../src/domain/emoji.js';
 

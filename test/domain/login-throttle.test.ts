@@ -1,7 +1,7 @@
-/** Sign-in throttling per account and per address (SPEC §9), on a clock the test moves. */
+/** Sign-in throttling per account and per address (docs/security.md), on a clock the test moves. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
-import { type OpenedStore, openFreshStore } from '../storage/databases.js';
+import { type OpenedStore, openFreshStore } from '../helpers/databases.js';
 
 describe('LoginThrottle', () => {
   let opened: OpenedStore;

@@ -1,4 +1,7 @@
-/** Passwords (SPEC §1): argon2id only; Campux's hashes verify and are re-hashed at the next sign-in. */
+/**
+ * Passwords (docs/interface.md#resources): argon2id only; Campux's hashes verify and are re-hashed at the
+ * next sign-in.
+ */
 import { hash } from '@node-rs/argon2';
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,7 @@
-/** Redirect URI registration rules (SPEC §1, RFC 9700 §2.1, RFC 8252 §7.3) and parameter appending. */
+/**
+ * Redirect URI registration rules (docs/interface.md#resources, RFC 9700 §2.1, RFC 8252 §7.3) and parameter
+ * appending.
+ */
 import { describe, expect, it } from 'vitest';
 import {
   MAX_REDIRECT_URIS,

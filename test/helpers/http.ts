@@ -1,8 +1,18 @@
 /** A tiny cookie-keeping client for the session API, as a browser on the same origin would call it. */
+/**
+ * Where the server listens: its URL, or an object that knows it (a `describeOnDatabases` fixture's server,
+ * read at each call, so a browser can be made before the suite's server has started).
+ */
+export type ServerAddress = string | { readonly baseUrl: string };
+
 export class Browser {
   private cookie: string | undefined;
 
-  constructor(readonly baseUrl: string) {}
+  constructor(private readonly server: ServerAddress) {}
+
+  get baseUrl(): string {
+    return typeof this.server === 'string' ? this.server : this.server.baseUrl;
+  }
 
   async call(
     method: string,

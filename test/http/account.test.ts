@@ -1,13 +1,13 @@
 /**
- * The browser session API, `/v1/account/…` (SPEC §2, §7; README "Browser session API"), over real HTTP on
+ * The browser session API, `/v1/account/…` (docs/interface.md#browser-session-api), over real HTTP on
  * SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/crypto.js';
 import type { UserGroup } from '../../src/storage/store.js';
-import { skipUnreachable } from '../storage/databases.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { type TestServer } from '../helpers/server.js';
 
 interface Envelope<T = Record<string, unknown>> {
   code: number;
@@ -46,19 +46,9 @@ function raw(
   });
 }
 
-describe.each(DATABASES)('account API on %s', (database) => {
-  if (skipUnreachable(database)) return;
-
-  let server: TestServer;
+describeOnDatabases('account API', ({ server }) => {
   let nextUin = 30_000;
   const freshUin = (): number => nextUin++;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
 
   async function createUser(
     group: UserGroup = 'member',
@@ -523,17 +513,9 @@ describe.each(DATABASES)('account API on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('account API under an https BASE_URL on %s', (database) => {
-  if (skipUnreachable(database)) return;
+const HTTPS = { env: { BASE_URL: 'https://sso.example.edu' } };
 
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ database, env: { BASE_URL: 'https://sso.example.edu' } });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-
+describeOnDatabases('account API under an https BASE_URL', HTTPS, ({ server }) => {
   it('marks the session cookie Secure (with HttpOnly, SameSite=Lax, Path=/)', async () => {
     await server.ctx.users.create(10001, PASSWORD, 'user');
     const response = await new Browser(server.baseUrl).call(

@@ -1,7 +1,9 @@
-/** `POST /v1/admin/users/import` (SPEC §7, README "Admin API"): one chunk of the management page's CSV import. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+/**
+ * `POST /v1/admin/users/import` (docs/interface.md#admin-api): one chunk of the management page's CSV import.
+ */
+import { expect, it } from 'vitest';
+import { json } from '../helpers/http.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 
 interface Envelope<T = Record<string, unknown>> {
   code: number;
@@ -32,19 +34,9 @@ async function expectError(response: Response, status: number, code: number): Pr
   return body.msg;
 }
 
-describe.each(DATABASES)('POST /v1/admin/users/import on %s', (database) => {
-  let server: TestServer;
-  let admin: Browser;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    await server.ctx.users.create(10_001, PASSWORD, 'admin');
-    admin = new Browser(server.baseUrl);
-    expect((await admin.login(10_001, PASSWORD)).status).toBe(200);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('POST /v1/admin/users/import', { user: { group: 'admin', uin: 10_001 } }, (fixture) => {
+  const { server } = fixture;
+  const admin = fixture.user.browser;
 
   async function importRows(rows: readonly Row[]): Promise<ImportResult[]> {
     const response = await admin.call('POST', IMPORT, { rows });

@@ -1,21 +1,15 @@
 /** An admin's password reset (PATCH /v1/admin/users/:uin with `password`) ends the user's sessions. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Browser } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
 
 const PASSWORD = 'admin password 1';
 
-describe.each(DATABASES)('PATCH /v1/admin/users/:uin password reset (%s)', (database) => {
-  let server: TestServer;
-  let admin: Browser;
+const SUITE: DatabaseSuiteOptions = { user: { group: 'admin', uin: 50_001, password: PASSWORD } };
 
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    await server.ctx.users.create(50_001, PASSWORD, 'admin');
-    admin = new Browser(server.baseUrl);
-    expect((await admin.login(50_001, PASSWORD)).status).toBe(200);
-  });
-  afterAll(async () => server?.close());
+describeOnDatabases('PATCH /v1/admin/users/:uin password reset', SUITE, (fixture) => {
+  const { server } = fixture;
+  const admin = fixture.user.browser;
 
   it('signs the user out everywhere, since a reset usually follows a compromise', async () => {
     await server.ctx.users.create(50_002, 'student password', 'user');

@@ -1,11 +1,12 @@
 /**
- * The admin JSON API (SPEC §7, README "Admin API"): the admin gate, the apps panel and the users panel.
+ * The admin JSON API (docs/interface.md#admin-api): the admin gate, the apps panel and the users panel.
  * The CSV import has its own file, admin-import.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UserGroup } from '../../src/storage/store.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 
 interface Envelope<T = Record<string, unknown>> {
   code: number;
@@ -60,19 +61,11 @@ async function expectError(response: Response, status: number, code: number): Pr
 
 const NEW_APP = { name: 'Library', emoji: '📚', redirect_uris: ['https://library.example.edu/callback'] };
 
-describe.each(DATABASES)('admin API on %s', (database) => {
-  let server: TestServer;
-  let admin: Browser;
+describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fixture) => {
+  const { server } = fixture;
+  const admin = fixture.user.browser;
   let nextUin = 20_000;
   const freshUin = (): number => nextUin++;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    admin = await signInAs(server, 10_001, 'admin');
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
 
   async function createApp(
     body: Record<string, unknown> = NEW_APP,
@@ -707,19 +700,12 @@ describe.each(DATABASES)('admin API on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('the last enabled admin on %s', (database) => {
-  // A server of its own: these rules depend on how many admins exist.
-  let server: TestServer;
-  let admin: Browser;
-  const ADMIN = 30_001;
+const ADMIN = 30_001;
 
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    admin = await signInAs(server, ADMIN, 'admin');
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+// A server of its own: these rules depend on how many admins exist.
+describeOnDatabases('the last enabled admin', { user: { group: 'admin', uin: ADMIN } }, (fixture) => {
+  const { server } = fixture;
+  const admin = fixture.user.browser;
 
   describe('PATCH /v1/admin/users/:uin', () => {
     it('refuses to let the last enabled admin disable or demote themself (409 code 6)', async () => {

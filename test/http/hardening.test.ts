@@ -1,13 +1,14 @@
 /**
- * SPEC §9 "every malformed input → documented 4xx": every route that exists is fed wrong types, missing and
- * unknown fields, oversized, non-UTF-8, non-JSON and empty bodies, and numbers too big for a uin. Each must
- * answer a 4xx in its route's convention with a message that says what is wrong — never a 500, never a stack
- * trace. Also the security headers (SPEC §9) and the operations endpoints (SPEC §8).
+ * docs/security.md, "every malformed input → documented 4xx": every route that exists is fed wrong types,
+ * missing and unknown fields, oversized, non-UTF-8, non-JSON and empty bodies, and numbers too big for a uin.
+ * Each must answer a 4xx in its route's convention with a message that says what is wrong — never a 500,
+ * never a stack trace. Also the security headers (docs/security.md) and the operations endpoints
+ * (docs/operations.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipUnreachable } from '../storage/databases.js';
+import { type DatabaseSuiteOptions, describeOnDatabases, signedInUser } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 type Style = 'envelope' | 'legacy' | 'oauth';
 
@@ -146,31 +147,27 @@ function contentType(probe: Probe): string {
   return probe.encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
 }
 
-describe.each(DATABASES)('hardening on %s', (database) => {
-  if (skipUnreachable(database)) return;
+const SUITE: DatabaseSuiteOptions = {
+  user: { group: 'admin', uin: 10001 },
+  client: { redirectUris: ['https://a.example/cb'] },
+};
 
-  let server: TestServer;
-  let admin: Browser;
-  let member: Browser;
-  let client: Client;
+describeOnDatabases('hardening', SUITE, (fixture) => {
+  const { database, server } = fixture;
+  const admin = fixture.user.browser;
+  const member = new Browser(server);
+  // The probes' own shape for a client: the registered one's id and secret.
+  const client: Client = {
+    get id() {
+      return fixture.client.clientId;
+    },
+    get secret() {
+      return fixture.client.clientSecret;
+    },
+  };
 
   beforeAll(async () => {
-    server = await startTestServer({ database });
-    await server.ctx.users.create(10001, PASSWORD, 'admin');
-    await server.ctx.users.create(10002, PASSWORD, 'member');
-    admin = new Browser(server.baseUrl);
-    member = new Browser(server.baseUrl);
-    expect((await admin.login(10001, PASSWORD)).status).toBe(200);
-    expect((await member.login(10002, PASSWORD)).status).toBe(200);
-    const created = await server.ctx.apps.create({
-      name: 'Library',
-      emoji: '📚',
-      redirectUris: ['https://a.example/cb'],
-    });
-    client = { id: created.app.clientId, secret: created.clientSecret };
-  });
-  afterAll(async () => {
-    await server?.close();
+    await signedInUser(server, 'member', 10002, PASSWORD, member);
   });
 
   /** Sends a raw body to a probe's route, as the signed-in browser the route needs. */

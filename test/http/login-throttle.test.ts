@@ -1,16 +1,9 @@
-/** SPEC §9: sign-in is throttled per account — also against a burst of simultaneous guesses. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/** docs/security.md: sign-in is throttled per account — also against a burst of simultaneous guesses. */
+import { expect, it } from 'vitest';
 import { Browser } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 
-describe.each(DATABASES)('POST /v1/account/login under a burst of guesses (%s)', (database) => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-  });
-  afterAll(async () => server?.close());
-
+describeOnDatabases('POST /v1/account/login under a burst of guesses', ({ server }) => {
   it('checks at most five of thirty simultaneous wrong passwords and refuses the rest with 429', async () => {
     const uin = 4_000_000_001;
     await server.ctx.users.create(uin, 'the right password', 'user');

@@ -1,27 +1,26 @@
 /**
- * SPEC §8: several instances on one PostgreSQL database serve together behind a load balancer — nothing
- * that another instance needs (sessions, codes, tokens, rate-limit counters) lives in one process's memory.
+ * docs/operations.md: several instances on one PostgreSQL database serve together behind a load balancer —
+ * nothing that another instance needs (sessions, codes, tokens, rate-limit counters) lives in one process's
+ * memory.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Browser, json } from '../helpers/http.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 
 const UIN = 2_147_483_648_123;
 const PASSWORD = 'correct horse battery';
 
-describe('two instances on one PostgreSQL database', () => {
-  let a: TestServer;
+describeOnDatabases('two instances sharing one database', { databases: ['postgres'] }, ({ server: a }) => {
   let b: TestServer;
 
   beforeAll(async () => {
-    a = await startTestServer({ database: 'postgres' });
     b = await startTestServer({ database: 'postgres', databaseUrl: a.databaseUrl });
     await a.ctx.users.create(UIN, PASSWORD, 'member');
   });
 
   afterAll(async () => {
     await b?.close();
-    await a?.close();
   });
 
   it('accepts on one instance a session started on the other', async () => {
@@ -36,7 +35,10 @@ describe('two instances on one PostgreSQL database', () => {
     const onA = new Browser(a.baseUrl);
     await onA.login(UIN, PASSWORD);
     const cookie = onA.sessionCookie ?? '';
-    const out = await fetch(`${b.baseUrl}/v1/account/logout`, { method: 'POST', headers: { cookie, origin: b.baseUrl } });
+    const out = await fetch(`${b.baseUrl}/v1/account/logout`, {
+      method: 'POST',
+      headers: { cookie, origin: b.baseUrl },
+    });
     expect(out.status).toBe(200);
     const me = await fetch(`${a.baseUrl}/v1/account/me`, { headers: { cookie } });
     expect(me.status).toBe(401);

@@ -1,13 +1,12 @@
 /**
- * SPEC §2: the authorization endpoint, the consent page's `app-info` call and its decision call
- * (`POST /v1/oauth2/authorize`), validated in RFC order.
+ * docs/interface.md#authorization-page: the authorization endpoint, the consent page's `app-info` call and
+ * its decision call (`POST /v1/oauth2/authorize`), validated in RFC order.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
 import {
   authorizeRedirect,
-  type Client,
   obtainCode,
   pkcePair,
   postAuthorize,
@@ -26,24 +25,17 @@ async function envelope(response: Response): Promise<{ status: number } & Envelo
   return { status: response.status, ...(await json<Envelope>(response)) };
 }
 
-describe.each(DATABASES)('authorization on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-  let browser: Browser;
-  let uin: number;
+/** The client registers three redirect URIs: one with a query, one on a loopback port. */
+const SUITE: DatabaseSuiteOptions = {
+  client: {
+    redirectUris: [REDIRECT_URI, 'https://app.example.edu/cb?tenant=a b', 'http://127.0.0.1:9000/cb'],
+  },
+  user: 'member',
+};
 
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    client = await registerClient(server, [
-      REDIRECT_URI,
-      'https://app.example.edu/cb?tenant=a b',
-      'http://127.0.0.1:9000/cb',
-    ]);
-    ({ uin, browser } = await signedInUser(server));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('authorization', SUITE, (fixture) => {
+  const { server, client, user } = fixture;
+  const { uin, browser } = user;
 
   describe('GET /v1/oauth2/authorize', () => {
     it('answers 302 to the page with the same query, byte for byte', async () => {

@@ -1,20 +1,13 @@
 /**
- * SPEC §2 step 5: a user who already authorized an app is sent straight back — but only for what they
- * approved. A request for more (say, `offline_access` on top of `openid`) asks again.
+ * docs/interface.md#authorization-page: a user who already authorized an app is sent straight back — but only
+ * for what they approved. A request for more (say, `offline_access` on top of `openid`) asks again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { json } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { REDIRECT_URI, authorizeRedirect, registerClient, signedInUser } from './support.js';
 
-describe.each(DATABASES)('GET /v1/oauth2/app-info remembered consent (%s)', (database) => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-  });
-  afterAll(async () => server?.close());
-
+describeOnDatabases('GET /v1/oauth2/app-info remembered consent', ({ server }) => {
   async function consented(
     browser: Awaited<ReturnType<typeof signedInUser>>['browser'],
     clientId: string,

@@ -1,4 +1,7 @@
-/** Codes and tokens: opaque, ≥ 128 random bits (SPEC §1), stored only under a key that sorts by issue time. */
+/**
+ * Codes and tokens: opaque, ≥ 128 random bits (docs/interface.md#resources), stored only under a key that
+ * sorts by issue time.
+ */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/crypto.js';

@@ -3,20 +3,16 @@
  * error the OAuth endpoints give. Random values (tokens, times) are masked as `<string>` / `<number>`;
  * everything else must match byte for byte.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authorizationServerMetadata } from '../../src/oauth/metadata.js';
-import type { Browser } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import {
   basic,
-  type Client,
   exchangeCode,
   getUserInfo,
   obtainCode,
   postForm,
   REDIRECT_URI,
-  registerClient,
-  signedInUser,
   tokensFor,
   legacyExchange,
 } from './support.js';
@@ -56,20 +52,9 @@ async function golden(response: Response, masked: readonly string[] = []): Promi
   };
 }
 
-describe.each(DATABASES)('golden answers on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-  let browser: Browser;
-  let uin: number;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    client = await registerClient(server);
-    ({ uin, browser } = await signedInUser(server, 'admin'));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture) => {
+  const { server, client, user } = fixture;
+  const { uin, browser } = user;
 
   describe('POST /v1/oauth2/token', () => {
     it('success without scope', async () => {

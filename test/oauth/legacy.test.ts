@@ -1,16 +1,15 @@
 /**
- * SPEC §4 and §5: the previous system's interface, kept exactly: the JSON token exchange and the enveloped
- * user information. The first `describe` is a client written the way the old documentation shows it.
+ * docs/interface.md#legacy-token-endpoint and docs/interface.md#legacy-user-information: the previous
+ * system's interface, kept exactly: the JSON token exchange and the enveloped user information. The first
+ * `describe` is a client written the way the old documentation shows it.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/crypto.js';
 import { credentialKey } from '../../src/oauth/credentials.js';
-import type { Browser } from '../helpers/http.js';
 import { json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import {
-  type Client,
   obtainCode,
   pkcePair,
   REDIRECT_URI,
@@ -28,20 +27,9 @@ interface Envelope<T = Record<string, unknown>> {
 
 const GET_USER_INFO = '/v1/oauth2/get-user-info';
 
-describe.each(DATABASES)('legacy interface on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-  let browser: Browser;
-  let uin: number;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    client = await registerClient(server);
-    ({ uin, browser } = await signedInUser(server, 'admin'));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('legacy interface', { client: true, user: 'admin' }, (fixture) => {
+  const { server, client, user } = fixture;
+  const { uin, browser } = user;
 
   const userInfo = (authorization?: string): Promise<Response> =>
     fetch(

@@ -1,39 +1,25 @@
 /**
- * SPEC §6: discovery (RFC 8414 / OIDC Discovery), the JWKS, id_tokens and the UserInfo endpoint — checked by
- * a real third-party client library (oauth4webapi) as well as by hand.
+ * docs/interface.md#openid-connect: discovery (RFC 8414 / OIDC Discovery), the JWKS, id_tokens and the
+ * UserInfo endpoint — checked by a real third-party client library (oauth4webapi) as well as by hand.
  */
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessTokenHash } from '../../src/oauth/id-token.js';
-import type { Browser } from '../helpers/http.js';
 import { json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
+import { startTestServer } from '../helpers/server.js';
 import {
-  type Client,
   expectOAuthError,
   getUserInfo,
   postForm,
   REDIRECT_URI,
-  registerClient,
-  signedInUser,
   tokensFor,
 } from './support.js';
 
-describe.each(DATABASES)('OpenID Connect on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-  let browser: Browser;
-  let uin: number;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    client = await registerClient(server);
-    ({ uin, browser } = await signedInUser(server, 'member'));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture) => {
+  const { database, server, client, user } = fixture;
+  const { uin, browser } = user;
 
   describe('a third-party client (oauth4webapi)', () => {
     it('completes discovery, PKCE S256, client_secret_basic, id_token validation, userinfo and refresh', async () => {

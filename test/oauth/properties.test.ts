@@ -4,10 +4,9 @@
  * redirect to a URI the app has not registered.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { basic, type Client, obtainCode, REDIRECT_URI, registerClient, signedInUser } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
+import { basic, obtainCode, REDIRECT_URI } from './support.js';
 
 const RUNS = 60;
 
@@ -94,19 +93,14 @@ function safeBody(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-describe.each(DATABASES)('hostile input on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-  let browser: Browser;
+const SUITE: DatabaseSuiteOptions = {
+  client: { redirectUris: [REDIRECT_URI, 'http://127.0.0.1:8765/cb?x=1'] },
+  user: 'member',
+};
 
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    client = await registerClient(server, [REDIRECT_URI, 'http://127.0.0.1:8765/cb?x=1']);
-    ({ browser } = await signedInUser(server));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('hostile input', SUITE, (fixture) => {
+  const { server, client, user } = fixture;
+  const { browser } = user;
 
   describe('POST /v1/oauth2/token', () => {
     it('never answers 500 and never issues a token for random input', async () => {

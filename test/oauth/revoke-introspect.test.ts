@@ -1,8 +1,10 @@
-/** SPEC §6: RFC 7009 revocation and RFC 7662 introspection, both client-authenticated. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from '../helpers/http.js';
+/**
+ * docs/interface.md#openid-connect: RFC 7009 revocation and RFC 7662 introspection, both
+ * client-authenticated.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import {
   basic,
   type Client,
@@ -10,7 +12,6 @@ import {
   getUserInfo,
   postForm,
   registerClient,
-  signedInUser,
   type TokenBody,
   tokensFor,
 } from './support.js';
@@ -18,21 +19,13 @@ import {
 const REVOKE = '/v1/oauth2/revoke';
 const INTROSPECT = '/v1/oauth2/introspect';
 
-describe.each(DATABASES)('revocation and introspection on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
+describeOnDatabases('revocation and introspection', { client: true, user: 'user' }, (fixture) => {
+  const { server, client, user } = fixture;
+  const { uin, browser } = user;
   let other: Client;
-  let browser: Browser;
-  let uin: number;
 
   beforeAll(async () => {
-    server = await startTestServer({ database });
-    client = await registerClient(server);
     other = await registerClient(server);
-    ({ uin, browser } = await signedInUser(server, 'user'));
-  });
-  afterAll(async () => {
-    await server?.close();
   });
 
   const as = (who: Client): string => basic(who.clientId, who.clientSecret);

@@ -4,47 +4,18 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { AppRecord } from '../../src/storage/store.js';
-import { Browser, json } from '../helpers/http.js';
+import { type Client, REDIRECT_URI } from '../helpers/fixture.js';
+import { type Browser, json } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 
-export const PASSWORD = 'correct horse battery staple';
-export const REDIRECT_URI = 'https://app.example.edu/callback';
-
-/** Above 2^31 on purpose: QQ numbers are (SPEC §1), and PostgreSQL must hand them back as integers. */
-let nextUin = 3_000_000_000;
-/** A fresh uin per call. */
-export function freshUin(): number {
-  nextUin += 1;
-  return nextUin;
-}
-
-export interface Client {
-  readonly app: AppRecord;
-  readonly clientId: string;
-  readonly clientSecret: string;
-}
-
-export async function registerClient(
-  server: TestServer,
-  redirectUris: readonly string[] = [REDIRECT_URI],
-): Promise<Client> {
-  const { app, clientSecret } = await server.ctx.apps.create({ name: 'Library', emoji: '📚', redirectUris });
-  return { app, clientId: app.clientId, clientSecret };
-}
-
-/** A user who has signed in through `POST /v1/account/login`, with the browser holding the cookie. */
-export async function signedInUser(
-  server: TestServer,
-  group: 'admin' | 'member' | 'user' = 'member',
-  uin = freshUin(),
-): Promise<{ uin: number; browser: Browser }> {
-  await server.ctx.users.create(uin, PASSWORD, group);
-  const browser = new Browser(server.baseUrl);
-  const response = await browser.login(uin, PASSWORD);
-  expect(response.status).toBe(200);
-  return { uin, browser };
-}
+export {
+  type Client,
+  freshUin,
+  PASSWORD,
+  REDIRECT_URI,
+  registerClient,
+  signedInUser,
+} from '../helpers/fixture.js';
 
 export type AuthorizationBody = Record<string, unknown>;
 
@@ -130,7 +101,10 @@ export function exchangeCode(
   );
 }
 
-/** SPEC §4: the legacy JSON exchange; a string body is sent as it is (to test malformed JSON). */
+/**
+ * docs/interface.md#legacy-token-endpoint: the legacy JSON exchange; a string body is sent as it is (to test
+ * malformed JSON).
+ */
 export function legacyExchange(server: TestServer, body: unknown): Promise<Response> {
   return fetch(`${server.baseUrl}/v1/oauth2/get-access-token`, {
     method: 'POST',

@@ -1,9 +1,11 @@
-/** SPEC §3 and §6: the standard token endpoint (RFC 6749 §3.2), authorization-code and refresh-token grants. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/**
+ * The standard token endpoint (RFC 6749 §3.2), authorization-code and refresh-token grants:
+ * docs/interface.md#token-endpoint and docs/interface.md#openid-connect.
+ */
+import { describe, expect, it } from 'vitest';
 import { credentialKey } from '../../src/oauth/credentials.js';
-import type { Browser } from '../helpers/http.js';
 import { json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import {
   basic,
   type Client,
@@ -22,20 +24,9 @@ import {
 
 const TOKEN = '/v1/oauth2/token';
 
-describe.each(DATABASES)('POST /v1/oauth2/token on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-  let browser: Browser;
-  let uin: number;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    client = await registerClient(server);
-    ({ uin, browser } = await signedInUser(server));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('POST /v1/oauth2/token', { client: true, user: 'member' }, (fixture) => {
+  const { server, client, user } = fixture;
+  const { uin, browser } = user;
 
   describe('client authentication', () => {
     it('accepts client_secret_basic', async () => {

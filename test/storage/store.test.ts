@@ -13,9 +13,9 @@ import type {
   Store,
   UserRecord,
 } from '../../src/storage/store.js';
-import { type OpenedStore, openFreshStore, skipUnreachable } from './databases.js';
+import { type OpenedStore, openFreshStore } from '../helpers/databases.js';
+import { describeEachDatabase } from '../helpers/fixture.js';
 import { openStore } from '../../src/storage/open-store.js';
-import { DATABASES } from '../helpers/server.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0, 123);
 const HOUR = 3600_000;
@@ -128,9 +128,7 @@ function signingKey(kid: string, overrides: Partial<SigningKeyRecord> = {}): Sig
   };
 }
 
-describe.each(DATABASES)('Store on %s', (database) => {
-  if (skipUnreachable(database)) return;
-
+describeEachDatabase('Store', (database) => {
   describe('migrate()', () => {
     it('applies the migrations on an empty database, then is a no-op the second time', async () => {
       const fresh = await openFreshStore(database);

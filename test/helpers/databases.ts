@@ -10,7 +10,7 @@ import pg from 'pg';
 import { it } from 'vitest';
 import { openStore } from '../../src/storage/open-store.js';
 import type { Store } from '../../src/storage/store.js';
-import { type DatabaseKind, TEST_DATABASE_URL, freshPostgresSchema } from '../helpers/server.js';
+import { type DatabaseKind, TEST_DATABASE_URL, freshPostgresSchema } from './server.js';
 
 export const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 

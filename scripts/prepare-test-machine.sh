@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Makes this machine ready for the test suite; `npm test` (the README's test command) runs it first, and so
+# does .ci/run through `npm test`. Never prompts: it runs where there is no terminal.
+#   - Debian's chromium (the browser suites drive it through playwright-core) and the fonts-noto-cjk and
+#     fonts-noto-color-emoji fonts (legible Chinese and emoji in the screenshots): installed with apt-get when
+#     missing and this user may (root, or passwordless sudo).
+#   - PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): a local cluster that
+#     is installed but stopped is started with pg_ctlcluster, and the database is created when missing.
+# What it cannot do stops it at once, with one line that says what to install or start.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'prepare-test-machine: %s\n' "$*" >&2; }
+stop() {
+  say "$*"
+  exit 1
+}
+
+# Root, or passwordless sudo (sudo -n never asks for a password).
+may_be_root() { [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi; }
+sudo_hint() { if [ "$(id -u)" = 0 ]; then echo ''; else echo 'sudo '; fi; }
+
+# --- Chromium and fonts ---------------------------------------------------------------------------------------
+chromium=${CHROMIUM_PATH:-/usr/bin/chromium}
+
+# A Debian package is installed (dpkg), or, on a machine without dpkg, fontconfig knows the font family.
+have_font() {
+  if command -v dpkg-query >/dev/null; then
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+  else
+    fc-list 2>/dev/null | grep -qi "$2"
+  fi
+}
+
+missing=()
+[ -x "$chromium" ] || missing+=(chromium)
+have_font fonts-noto-cjk 'Noto Sans CJK' || missing+=(fonts-noto-cjk)
+have_font fonts-noto-color-emoji 'Noto Color Emoji' || missing+=(fonts-noto-color-emoji)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  command -v apt-get >/dev/null ||
+    stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one) and the Noto CJK and Noto Color Emoji fonts"
+  may_be_root ||
+    stop "missing ${missing[*]}: run  sudo apt-get install -y ${missing[*]}  (this user is not root and has no passwordless sudo)"
+  say "installing ${missing[*]} with apt-get (a minute or two)"
+  apt=(env DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=300 -o Dpkg::Use-Pty=0)
+  # apt and dpkg talk a lot; their words are shown only when they fail.
+  apt_log=$(mktemp)
+  trap 'rm -f "$apt_log"' EXIT
+  as_root "${apt[@]}" update >"$apt_log" 2>&1 || {
+    tail -n 20 "$apt_log" >&2
+    stop "apt-get update failed (above): fix the apt sources, then run  $(sudo_hint)apt-get install -y ${missing[*]}"
+  }
+  as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >"$apt_log" 2>&1 || {
+    tail -n 20 "$apt_log" >&2
+    stop "apt-get install failed (above): run  $(sudo_hint)apt-get install -y ${missing[*]}"
+  }
+  [ -x "$chromium" ] || stop "$chromium is still missing after installing chromium: set CHROMIUM_PATH to the Chromium binary"
+fi
+
+# --- PostgreSQL ---------------------------------------------------------------------------------------------------
+read -r pg_host pg_port < <(node scripts/test-database.mjs where)
+target="PostgreSQL at ${pg_host}:${pg_port}"
+
+if ! problem=$(node scripts/test-database.mjs reachable); then
+  case "$pg_host" in
+    127.0.0.1 | localhost | ::1 | '[::1]') local_server=yes ;;
+    *) local_server=no ;;
+  esac
+  # The local cluster on that port, as "<version> <name>", when one is installed and down.
+  cluster=''
+  if [ "$local_server" = yes ] && command -v pg_lsclusters >/dev/null; then
+    cluster=$(pg_lsclusters --no-header 2>/dev/null | awk -v port="$pg_port" '$3 == port && $4 ~ /^down/ { print $1, $2; exit }')
+  fi
+  if [ -n "$cluster" ]; then
+    read -r version name <<<"$cluster"
+    may_be_root ||
+      stop "$target is stopped: run  sudo pg_ctlcluster $version $name start  (this user is not root and has no passwordless sudo)"
+    say "starting the PostgreSQL cluster $version/$name"
+    as_root pg_ctlcluster --skip-systemctl-redirect "$version" "$name" start ||
+      stop "pg_ctlcluster $version $name start failed (see /var/log/postgresql/postgresql-$version-$name.log)"
+    for _ in $(seq 1 30); do
+      problem=$(node scripts/test-database.mjs reachable) && break
+      sleep 1
+    done
+    [ -z "$problem" ] || stop "$target is not reachable after starting cluster $version/$name: $problem"
+  elif [ "$local_server" = yes ] && ! command -v pg_ctlcluster >/dev/null; then
+    stop "$target is not reachable ($problem): install PostgreSQL (apt-get install -y postgresql) or set TEST_DATABASE_URL to a server that is"
+  else
+    stop "$target is not reachable ($problem): start it, or set TEST_DATABASE_URL to a server that is"
+  fi
+fi
+node scripts/test-database.mjs create || stop "could not create the test database on $target (see above)"
+
+say "ready: $chromium, Noto CJK and emoji fonts, $target"
