@@ -365,7 +365,8 @@ notes.push(
   "CPU µs/req: the server process's user + system CPU time (/proc/<pid>/stat, all its threads) over the " +
     'measured seconds, divided by the requests it answered; on PostgreSQL rows "a + b" is the server\'s and ' +
     "the database backends' (the database's background writers are not counted). On a shared machine req/s " +
-    "follows whatever else runs; CPU per request hardly does. × columns: req/s over the reference's req/s, " +
+    'follows whatever else runs; CPU per request far less, though a server held to a fraction of its rate ' +
+    "handles fewer requests per event-loop wake-up and pays more for each. × columns: req/s over the reference's req/s, " +
     "and the reference's CPU/req over the row's (above 1 = less CPU per request).",
   `Open loop: after the peak, ${Math.round(options.openLoopShare * 100)}% of the row's measured req/s is offered ` +
     `at a fixed rate for ${timing.durationSeconds} s over a pool of ${options.openLoopConnections} connections, ` +

@@ -353,7 +353,7 @@ export function markdown(report: Report, scaleTokens: number): string {
     '',
     `Targets: ${passes.filter((c) => c.verdict === 'PASS').length} PASS, ${
       passes.filter((c) => c.verdict === 'MISS').length
-    } MISS, ${passes.filter((c) => c.verdict === '—').length} not judged (row not counted).`,
+    } MISS, ${passes.filter((c) => c.verdict === '—').length} not judged (row not counted, or open-loop rate not achieved).`,
   );
   const noisy = rows.filter((r) => r.busyBefore > 0.15);
   if (noisy.length > 0) {
