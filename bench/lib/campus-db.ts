@@ -28,6 +28,11 @@ export interface CampusDatabase {
    */
   insertTokens(count: number, knownEvery: number, grantee: Grantee): Promise<string[]>;
   countLiveTokens(): Promise<number>;
+  /**
+   * PostgreSQL: the process ids of the database server's backends serving this database (campus-sso's
+   * pool), so their CPU time can be counted with the server's. Absent for SQLite, which runs in-process.
+   */
+  backendPids?(): Promise<number[]>;
   /** Removes the database (file or PostgreSQL database). */
   drop(): Promise<void>;
 }
@@ -214,6 +219,16 @@ class PostgresCampusDatabase implements CampusDatabase {
         [Date.now()],
       );
       return Number(result.rows[0]?.n ?? 0);
+    });
+  }
+
+  async backendPids(): Promise<number[]> {
+    return this.withClient(this.url, async (client) => {
+      const result = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [this.name],
+      );
+      return result.rows.map((row) => Number(row.pid));
     });
   }
 

@@ -115,7 +115,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
                   exhausted = true;
                   setImmediate(() => instance?.stop());
                 }
-                return { method: 'GET', path: '/__bench_requests_exhausted__' };
+                // autocannon needs `headers` on every request it builds (it crashed without them).
+                return { method: 'GET', path: '/__bench_requests_exhausted__', headers: {} };
               }
               return toAutocannonRequest(spec);
             },

@@ -1,5 +1,10 @@
-/** One row of the table: warm up, then measure under load while sampling the server's peak RSS. */
+/**
+ * One row of the table: warm up; measure the peak under closed-loop load while sampling the server's peak RSS
+ * and CPU time; then offer half that peak at a fixed rate (open loop) for the latency.
+ */
+import { cpuMeter, processesCpuMeter } from './cpu.js';
 import { runLoad, type BodyCheck, type LoadResult, type RequestSource } from './load.js';
+import { runOpenLoop, type OpenLoopResult } from './open-loop.js';
 import { waitForQuiet } from './quiet.js';
 import { PeakRssSampler, type ServerProcess } from './server-process.js';
 
@@ -20,8 +25,28 @@ export interface RowSpec {
   readonly checkBody?: BodyCheck;
 }
 
+/** Server CPU time (user + system) over a run, and per answered request. */
+export interface CpuUse {
+  readonly seconds: number;
+  readonly usPerRequest: number;
+}
+
+/** The open-loop run at a fixed share of the row's peak. */
+export interface OpenLoopRow extends OpenLoopResult {
+  readonly cpu?: CpuUse;
+  /** Latency is judged only with every request answered 2xx and the rate actually achieved. */
+  readonly judged: boolean;
+  readonly whyNotJudged?: string;
+}
+
 export interface RowResult extends RowSpec {
+  /** Closed loop, `connections` connections: the peak. */
   readonly load: LoadResult;
+  /** The server process's CPU time over the measured seconds of `load`. */
+  readonly cpu?: CpuUse;
+  /** PostgreSQL rows: the database backends' CPU time over the same seconds. */
+  readonly databaseCpu?: CpuUse;
+  readonly openLoop?: OpenLoopRow;
   readonly warmupRps: number;
   readonly peakRssBytes: number;
   /** Share of the CPUs other work kept busy just before the row (0..1): high means a noisy row. */
@@ -38,8 +63,15 @@ export interface MeasureOptions {
   readonly durationSeconds: number;
   /** 0 = never wait for other work on the machine to calm down. */
   readonly quietWaitSeconds: number;
+  /** Share of the measured peak offered in the open-loop run. */
+  readonly openLoopShare: number;
+  /** Connection pool of the open-loop run. */
+  readonly openLoopConnections: number;
   readonly log: (line: string) => void;
 }
+
+/** The open-loop rate must reach this share of the rate offered for its latency to be judged. */
+export const MIN_ACHIEVED = 0.95;
 
 /** Other work above this share of the CPUs makes the bench wait before a row. */
 const MAX_OTHER_BUSY = 0.15;
@@ -56,6 +88,7 @@ export async function measureRow(
   source: SourceFactory,
   options: MeasureOptions,
   liveTokens?: () => Promise<number>,
+  databasePids?: () => Promise<readonly number[]>,
 ): Promise<RowResult> {
   const tokensAtStart = liveTokens === undefined ? undefined : await liveTokens();
   const busyBefore =
@@ -74,8 +107,14 @@ export async function measureRow(
   });
   const measuredSource = await source('measure', warmup.rps);
   const sampler = new PeakRssSampler(server.pid);
+  const databaseMeter = databasePids === undefined ? undefined : await processesCpuMeter(databasePids);
+  const meter = cpuMeter(server.pid);
   const load = await runLoad({ ...common, source: measuredSource, durationSeconds: options.durationSeconds });
+  const cpu = meter.stop(load.requests);
+  const databaseCpu = await databaseMeter?.stop(load.requests);
   const peakRssBytes = sampler.stop();
+  const openLoop =
+    load.ok2xx > 0 ? await measureOpenLoop(spec, server, source, options, load.rps) : undefined;
 
   const reasons: string[] = [];
   if (load.non2xx > 0) reasons.push(`${load.non2xx} non-2xx (${load.sampleFailure ?? '?'})`);
@@ -87,6 +126,9 @@ export async function measureRow(
     ...spec,
     load,
     warmupRps: warmup.rps,
+    ...(cpu === undefined ? {} : { cpu }),
+    ...(databaseCpu === undefined ? {} : { databaseCpu }),
+    ...(openLoop === undefined ? {} : { openLoop }),
     peakRssBytes,
     busyBefore,
     ...(tokensAtStart === undefined ? {} : { liveTokens: tokensAtStart }),
@@ -95,19 +137,65 @@ export async function measureRow(
   };
 }
 
-/** How many one-time codes to mint for a phase: the warm-up assumes a generous ceiling, the run 1.6× the warm-up rate. */
+async function measureOpenLoop(
+  spec: RowSpec,
+  server: ServerProcess,
+  source: SourceFactory,
+  options: MeasureOptions,
+  peakRps: number,
+): Promise<OpenLoopRow> {
+  // Whole requests per second; at least one.
+  const rate = Math.max(1, Math.round(peakRps * options.openLoopShare));
+  const openSource = await source('measure', rate);
+  const meter = cpuMeter(server.pid);
+  const result = await runOpenLoop({
+    baseUrl: server.baseUrl,
+    source: openSource,
+    rate,
+    durationSeconds: options.durationSeconds,
+    connections: options.openLoopConnections,
+    ...(spec.checkBody === undefined ? {} : { checkBody: spec.checkBody }),
+  });
+  const cpu = meter.stop(result.requests);
+  const reasons: string[] = [];
+  if (result.non2xx > 0) reasons.push(`${result.non2xx} non-2xx (${result.sampleFailure ?? '?'})`);
+  if (result.errors > 0) reasons.push(`${result.errors} socket errors/unanswered`);
+  if (result.exhausted) reasons.push('ran out of pre-minted codes');
+  if (result.wrongBody !== undefined) reasons.push(`a 2xx answer with the wrong body (${result.wrongBody})`);
+  if (result.achievedRps < MIN_ACHIEVED * rate) {
+    reasons.push(`achieved ${result.achievedRps.toFixed(0)} of ${rate} req/s offered`);
+  }
+  return {
+    ...result,
+    ...(cpu === undefined ? {} : { cpu }),
+    judged: reasons.length === 0,
+    ...(reasons.length === 0 ? {} : { whyNotJudged: reasons.join('; ') }),
+  };
+}
+
+/**
+ * How many one-time codes to mint for a phase: the warm-up assumes a generous ceiling; the run 2.5× the
+ * warm-up rate (on a shared machine a 2 s warm-up can run at half the speed of the seconds after it).
+ */
 export function codesNeeded(phase: 'warmup' | 'measure', warmupRps: number, options: MeasureOptions): number {
   const CEILING_RPS = 20_000;
   if (phase === 'warmup') return Math.ceil(options.warmupSeconds * CEILING_RPS);
-  return Math.ceil(Math.max(warmupRps, 2_000) * options.durationSeconds * 1.6) + 5_000;
+  return Math.ceil(Math.max(warmupRps * 2.5, 5_000) * options.durationSeconds) + 5_000;
 }
 
 export function progress(row: RowResult): string {
   const l = row.load;
+  const o = row.openLoop;
   const verdict = row.counts ? 'ok' : `NOT COUNTED: ${row.whyNotCounted ?? ''}`;
+  const open =
+    o === undefined
+      ? 'open loop: not run'
+      : `open loop ${o.achievedRps.toFixed(0)}/${o.targetRps} req/s p50 ${o.p50Ms.toFixed(2)} ms p99 ${o.p99Ms.toFixed(2)} ms` +
+        (o.judged ? '' : ` (not judged: ${o.whyNotJudged ?? ''})`);
   return (
-    `  ${row.id.padEnd(38)} ${l.rps.toFixed(0).padStart(7)} req/s  p50 ${l.p50Ms.toFixed(2)} ms  ` +
-    `p99 ${l.p99Ms.toFixed(2)} ms  non-2xx ${l.non2xx}  errors ${l.errors}  ` +
-    `RSS ${(row.peakRssBytes / 2 ** 20).toFixed(0)} MB  ${verdict}`
+    `  ${row.id.padEnd(38)} ${l.rps.toFixed(0).padStart(7)} req/s  CPU ${row.cpu?.usPerRequest.toFixed(1) ?? '?'}` +
+    `${row.databaseCpu === undefined ? '' : ` + database ${row.databaseCpu.usPerRequest.toFixed(1)}`} µs/req  ` +
+    `p50 ${l.p50Ms.toFixed(2)} ms  p99 ${l.p99Ms.toFixed(2)} ms  non-2xx ${l.non2xx}  errors ${l.errors}  ` +
+    `RSS ${(row.peakRssBytes / 2 ** 20).toFixed(0)} MB  ${verdict}\n    ${open}`
   );
 }

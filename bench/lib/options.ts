@@ -6,6 +6,8 @@
  *   BENCH_WARMUP       warm-up seconds before each row (discarded)   (default 2, quick 1)
  *   BENCH_CONNECTIONS  concurrent connections                        (default 64)
  *   BENCH_LOGIN_CONNECTIONS  connections for the password-login row  (default 8)
+ *   BENCH_OPEN_SHARE   share of each row's peak offered at a fixed rate for the latency (default 0.5)
+ *   BENCH_OPEN_CONNECTIONS   connection pool of that open-loop run  (default 256)
  *   BENCH_SCALE_TOKENS live access tokens in the "large" scale rows  (default 1000000, quick 100000)
  *   BENCH_POSTGRES_URL server URL without a database name            (default postgres://postgres@127.0.0.1:5432)
  *   BENCH_ONLY         comma-separated groups to run: userinfo,token,login,scale-sqlite,postgres (default all)
@@ -25,6 +27,9 @@ export interface BenchOptions {
   readonly warmupSeconds: number;
   readonly connections: number;
   readonly loginConnections: number;
+  /** Share of the row's closed-loop peak offered in the open-loop latency run. */
+  readonly openLoopShare: number;
+  readonly openLoopConnections: number;
   /** Live tokens in the baseline rows (the "1,000"). */
   readonly baseTokens: number;
   /** Live tokens in the scale rows (the "1,000,000"). */
@@ -66,6 +71,8 @@ export function readOptions(): BenchOptions {
     warmupSeconds: positiveNumber('BENCH_WARMUP', quick ? 1 : 2),
     connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 64)),
     loginConnections: Math.round(positiveNumber('BENCH_LOGIN_CONNECTIONS', 8)),
+    openLoopShare: Math.min(1, positiveNumber('BENCH_OPEN_SHARE', 0.5)),
+    openLoopConnections: Math.round(positiveNumber('BENCH_OPEN_CONNECTIONS', 256)),
     baseTokens: 1000,
     scaleTokens: Math.round(positiveNumber('BENCH_SCALE_TOKENS', quick ? 100_000 : 1_000_000)),
     postgresUrl: (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
