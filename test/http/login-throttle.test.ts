@@ -1,13 +1,14 @@
-/** SPEC §9: sign-in is throttled per account — also against a burst of simultaneous guesses. */
+/** docs/security.md: sign-in is throttled per account — also against a burst of simultaneous guesses. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser } from '../helpers/http.js';
 import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
 
 describe.each(DATABASES)('POST /v1/account/login under a burst of guesses (%s)', (database) => {
   let server: TestServer;
+  let now = Date.UTC(2026, 0, 1);
 
   beforeAll(async () => {
-    server = await startTestServer({ database });
+    server = await startTestServer({ database, clock: { now: () => now } });
   });
   afterAll(async () => server?.close());
 
@@ -35,5 +36,33 @@ describe.each(DATABASES)('POST /v1/account/login under a burst of guesses (%s)',
     for (let i = 0; i < 5; i++) await new Browser(server.baseUrl).login(locked, 'a wrong guess');
     expect((await new Browser(server.baseUrl).login(locked, 'the right password')).status).toBe(429);
     expect((await new Browser(server.baseUrl).login(other, 'the right password')).status).toBe(200);
+  });
+
+  it('checks the password of the next attempt after a lock expires: the right one 31 s later signs in', async () => {
+    const uin = 4_000_000_004;
+    await server.ctx.users.create(uin, 'the right password', 'user');
+    for (let i = 0; i < 5; i++) {
+      expect((await new Browser(server.baseUrl).login(uin, 'a wrong guess')).status).toBe(401);
+    }
+    expect((await new Browser(server.baseUrl).login(uin, 'the right password')).status).toBe(429);
+    now += 31_000;
+    const browser = new Browser(server.baseUrl);
+    expect((await browser.login(uin, 'the right password')).status).toBe(200);
+    expect((await browser.call('GET', '/v1/account/me')).status).toBe(200);
+  });
+
+  it('counts only checked attempts: a wrong password after the lock locks for one minute, not longer', async () => {
+    const uin = 4_000_000_005;
+    await server.ctx.users.create(uin, 'the right password', 'user');
+    for (let i = 0; i < 5; i++) await new Browser(server.baseUrl).login(uin, 'a wrong guess');
+    // Hammering during the lock is refused and not counted.
+    for (let i = 0; i < 10; i++) await new Browser(server.baseUrl).login(uin, 'a wrong guess');
+    now += 31_000;
+    expect((await new Browser(server.baseUrl).login(uin, 'a wrong guess')).status).toBe(401);
+    const refused = await new Browser(server.baseUrl).login(uin, 'the right password');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBe(60);
+    now += 61_000;
+    expect((await new Browser(server.baseUrl).login(uin, 'the right password')).status).toBe(200);
   });
 });
