@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.js';
+import type { TrustProxy } from '../config/config.js';
 import { ApiError } from './api-error.js';
 import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
@@ -20,6 +21,17 @@ export interface ServerOptions {
   readonly logger?: boolean;
 }
 
+/**
+ * Which `X-Forwarded-For` entries to believe (docs/operations.md): the proxies' addresses, or a number of hops
+ * counted from the socket (Fastify ignores a bare number, so it becomes a function here, as Express does).
+ * Never `true`, which would take the client's own leftmost entry as its address.
+ */
+function trustedProxies(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
+
 /** Assembles the HTTP server: cross-cutting plugins first, then one plugin per feature. */
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -34,7 +46,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // Fastify's own two lines per request would log the query string; access-log.ts logs one, without it.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: trustedProxies(ctx.config.trustProxy),
     return503OnClosing: true,
     // Errors Fastify meets before routing (a malformed URL) are answered in the envelope too.
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
