@@ -1,12 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { hash, verify } from '@node-rs/argon2';
+import { type Options, hash, verify } from '@node-rs/argon2';
 
 /**
  * Password hashing: argon2id in PHC form. Parameters are OWASP's recommendation (19 MiB, 2 passes, 1 lane),
  * about 10 ms here. Hashes made by the previous system (`m=65536,t=1,p=2`) verify, since the PHC string
  * carries its own parameters, and are re-hashed with these at the next successful sign-in.
  */
-const PARAMETERS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+const PARAMETERS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const satisfies Options;
 const CURRENT_PREFIX = `$argon2id$v=19$m=${PARAMETERS.memoryCost},t=${PARAMETERS.timeCost},p=${PARAMETERS.parallelism}$`;
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -57,16 +57,31 @@ export function isArgon2idHash(value: string): boolean {
   return /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(value);
 }
 
-let dummyHash: Promise<string> | undefined;
+/** The previous system's parameters: its hashes are imported as they are (campux-import.ts). */
+const PREVIOUS_SYSTEM = { memoryCost: 65_536, timeCost: 1, parallelism: 2 } as const satisfies Options;
+
+/** Every parameter set a stored hash is expected to have, with a dummy hash made lazily for each. */
+const KNOWN_PARAMETERS = [PARAMETERS, PREVIOUS_SYSTEM].map((parameters) => ({
+  prefix: `$argon2id$v=19$m=${parameters.memoryCost},t=${parameters.timeCost},p=${parameters.parallelism}$`,
+  dummy: undefined as Promise<string> | undefined,
+  parameters,
+}));
 
 /**
- * Spends the same work as a real verification, so an unknown uin answers in the same time as a wrong
- * password (no account enumeration by timing).
+ * The work of a refused sign-in (docs/security.md): an unknown uin, a wrong password, an imported
+ * previous-system hash and a disabled account must answer in the same time, or the time tells which accounts
+ * exist and which came from the previous system. So every refusal costs exactly one verification with EACH
+ * known parameter set: the stored hash's own verification (already done, `storedHash`) stands for its set,
+ * and a dummy hash is verified for every other. A malformed or missing stored hash costs the dummies only.
  */
-export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword('campus-sso dummy password for timing equalisation');
-  await verifyPassword(await dummyHash, password);
-  return false;
+export async function spendRefusalWork(storedHash: string | undefined, password: string): Promise<void> {
+  for (const known of KNOWN_PARAMETERS) {
+    if (storedHash?.startsWith(known.prefix) && isArgon2idHash(storedHash)) continue;
+    known.dummy ??= argon2.run(() =>
+      hash('campus-sso dummy password for timing equalisation', known.parameters),
+    );
+    await verifyPassword(await known.dummy, password);
+  }
 }
 
 export function passwordProblem(password: string): string | undefined {
