@@ -9,7 +9,8 @@ import { registerBodyParsers } from './plugins/body-parsers.js';
 import { registerCsrfCheck } from './plugins/csrf.js';
 import { registerNulCheck } from './plugins/nul-check.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
-import { errorHandler } from './responses.js';
+import { recordRoutes } from './plugins/method-not-allowed.js';
+import { errorHandler, render } from './responses.js';
 import { accountRoutes } from './routes/account/index.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health.js';
@@ -68,8 +69,23 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerAccessLog(app);
   const registry = registerMetrics(app);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(async (request) => {
-    throw new ApiError(404, 5, `no such endpoint: ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  const methodNotAllowed = recordRoutes(app);
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const wrongMethod = methodNotAllowed(request);
+    if (wrongMethod) {
+      // Rendered in the convention of the path's own routes (RFC 6749 JSON, legacy or envelope).
+      const error = Object.assign(
+        new Error(`method ${request.method} is not allowed on ${path}; use ${wrongMethod.allow}`),
+        { statusCode: 405 },
+      );
+      const rendered = render(error, wrongMethod.errorStyle);
+      return reply
+        .code(405)
+        .headers({ ...rendered.headers, allow: wrongMethod.allow })
+        .send(rendered.body);
+    }
+    throw new ApiError(404, 5, `no such endpoint: ${request.method} ${path}`);
   });
 
   await app.register(healthRoutes, { ctx, registry });
