@@ -16,28 +16,51 @@ export function passwordLengthOk(password: string): boolean {
   return password.length >= PASSWORD_MIN && password.length <= PASSWORD_MAX;
 }
 
-export type RedirectUriProblem = 'uriTooLong' | 'uriFragment' | 'uriNotAbsolute' | 'uriNotHttps';
+export type RedirectUriProblemKey =
+  | 'uriTooLong'
+  | 'uriWhitespace'
+  | 'uriBackslash'
+  | 'uriFragment'
+  | 'uriNotAbsolute'
+  | 'uriCredentials'
+  | 'uriNotHttps'
+  | 'uriNotCanonical';
+
+export interface RedirectUriProblem {
+  readonly key: RedirectUriProblemKey;
+  /** For `uriNotCanonical`: the form to write instead. */
+  readonly canonical?: string;
+}
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+// eslint-disable-next-line no-control-regex
+const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/u;
 
-/** SPEC §1 / RFC 9700 §2.1: absolute; https, or http only for loopback hosts; no fragment. */
+/**
+ * The server's rules (src/domain/redirect-uris.ts, RFC 9700 §2.1): absolute; https, or http only for loopback
+ * hosts; no fragment, credentials, backslash or whitespace; and written in its canonical form (WHATWG URL).
+ */
 export function redirectUriProblem(uri: string): RedirectUriProblem | undefined {
-  if (uri.length > 2000) return 'uriTooLong';
-  if (uri.includes('#')) return 'uriFragment';
+  if (uri.length > 2000) return { key: 'uriTooLong' };
+  if (WHITESPACE_OR_CONTROL.test(uri)) return { key: 'uriWhitespace' };
+  if (uri.includes('\\')) return { key: 'uriBackslash' };
+  if (uri.includes('#')) return { key: 'uriFragment' };
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    return 'uriNotAbsolute';
+    return { key: 'uriNotAbsolute' };
   }
-  if (url.protocol === 'https:') return undefined;
-  if (
-    url.protocol === 'http:' &&
-    (LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname))
-  ) {
-    return undefined;
+  if (url.username !== '' || url.password !== '') return { key: 'uriCredentials' };
+  if (url.protocol === 'http:') {
+    if (!LOOPBACK_HOSTS.has(url.hostname) && !/^127\.\d+\.\d+\.\d+$/.test(url.hostname)) {
+      return { key: 'uriNotHttps' };
+    }
+  } else if (url.protocol !== 'https:') {
+    return { key: 'uriNotAbsolute' };
   }
-  return url.protocol === 'http:' ? 'uriNotHttps' : 'uriNotAbsolute';
+  if (url.href !== uri) return { key: 'uriNotCanonical', canonical: url.href };
+  return undefined;
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
