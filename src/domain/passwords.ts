@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { type Options, hash, verify } from '@node-rs/argon2';
+import { isCommonPassword } from './password-strength.js';
 
 /**
  * Password hashing: argon2id in PHC form. Parameters are OWASP's recommendation (19 MiB, 2 passes, 1 lane),
@@ -84,10 +85,18 @@ export async function spendRefusalWork(storedHash: string | undefined, password:
   }
 }
 
-export function passwordProblem(password: string): string | undefined {
+/**
+ * Why a new password may not be used, or undefined (docs/security.md): 8 to 256 characters, not containing
+ * the uin it is for, and not among the 10,000 most common passwords (password-strength.ts).
+ */
+export function passwordProblem(password: string, uin?: number): string | undefined {
   if (password.length < MIN_PASSWORD_LENGTH)
     return `password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   if (password.length > MAX_PASSWORD_LENGTH)
     return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  if (uin !== undefined && password.includes(String(uin))) return 'password must not contain the uin';
+  if (isCommonPassword(password)) {
+    return 'password is too common (among the 10,000 most common passwords, or as easy to guess); choose a longer or less predictable one';
+  }
   return undefined;
 }
