@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import type * as ZxcvbnCore from '@zxcvbn-ts/core';
+import type * as ZxcvbnCommon from '@zxcvbn-ts/language-common';
 
 /**
  * Which passwords are too common to allow (docs/security.md): the 10,000 most common passwords of the
@@ -22,8 +24,8 @@ let checker: Checker | undefined;
  */
 function load(): Checker {
   const require = createRequire(import.meta.url);
-  const core = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
-  const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+  const core = require('@zxcvbn-ts/core') as typeof ZxcvbnCore;
+  const common = require('@zxcvbn-ts/language-common') as typeof ZxcvbnCommon;
   const zxcvbn = new core.ZxcvbnFactory({
     dictionary: common.dictionary,
     graphs: common.adjacencyGraphs,
