@@ -175,6 +175,16 @@ const en = {
     on: 'On',
     off: 'Off',
   },
+  passwordStrength: {
+    label: 'Password strength',
+    score0: 'Very weak',
+    score1: 'Weak',
+    score2: 'Fair',
+    score3: 'Strong',
+    score4: 'Very strong',
+    tooCommon: 'Too common: one of the most used passwords, or as easy to guess. Choose another.',
+    containsUin: 'Contains the UIN. Choose another.',
+  },
   users: {
     search: 'Search by UIN',
     searchPlaceholder: 'UIN starts with…',

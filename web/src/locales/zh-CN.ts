@@ -170,6 +170,16 @@ const zhCN: MessageSchema = {
     on: '开',
     off: '关',
   },
+  passwordStrength: {
+    label: '密码强度',
+    score0: '非常弱',
+    score1: '弱',
+    score2: '一般',
+    score3: '强',
+    score4: '非常强',
+    tooCommon: '太常见：属于最常用的密码，或同样容易被猜到。请换一个。',
+    containsUin: '包含 UIN。请换一个。',
+  },
   users: {
     search: '按账号搜索',
     searchPlaceholder: '账号开头…',
