@@ -68,21 +68,37 @@ const KNOWN_PARAMETERS = [PARAMETERS, PREVIOUS_SYSTEM].map((parameters) => ({
   parameters,
 }));
 
+const DUMMY_PASSWORD = 'campus-sso dummy password for timing equalisation';
+
 /**
- * The work of a refused sign-in (docs/security.md): an unknown uin, a wrong password, an imported
- * previous-system hash and a disabled account must answer in the same time, or the time tells which accounts
- * exist and which came from the previous system. So every refusal costs exactly one verification with EACH
- * known parameter set: the stored hash's own verification (already done, `storedHash`) stands for its set,
- * and a dummy hash is verified for every other. A malformed or missing stored hash costs the dummies only.
+ * Checks a sign-in's password so that every refusal takes the same time (docs/security.md): an unknown uin,
+ * a wrong password, an imported previous-system hash and a disabled account (`usable` false) must not be
+ * told apart by timing. Every refusal verifies once with EACH known parameter set, in the same order: the
+ * stored hash in its own set's turn, a dummy hash in every other (and for a missing or malformed hash, in
+ * all). The same order matters: measured, verifying the 64 MiB set before the 19 MiB one cost ~5% more CPU
+ * than after it. Only a success may stop early.
  */
-export async function spendRefusalWork(storedHash: string | undefined, password: string): Promise<void> {
+export async function verifySignIn(
+  storedHash: string | undefined,
+  password: string,
+  usable: boolean,
+): Promise<boolean> {
+  const stored = storedHash !== undefined && isArgon2idHash(storedHash) ? storedHash : undefined;
+  let verified = false;
+  let checked = false;
   for (const known of KNOWN_PARAMETERS) {
-    if (storedHash?.startsWith(known.prefix) && isArgon2idHash(storedHash)) continue;
-    known.dummy ??= argon2.run(() =>
-      hash('campus-sso dummy password for timing equalisation', known.parameters),
-    );
-    await verifyPassword(await known.dummy, password);
+    if (!checked && stored?.startsWith(known.prefix)) {
+      checked = true;
+      verified = await verifyPassword(stored, password);
+      if (verified && usable) return true;
+    } else {
+      known.dummy ??= argon2.run(() => hash(DUMMY_PASSWORD, known.parameters));
+      await verifyPassword(await known.dummy, password);
+    }
   }
+  // A hash with other parameters than the known ones (none is expected) is verified last.
+  if (!checked && stored !== undefined) verified = await verifyPassword(stored, password);
+  return verified && usable;
 }
 
 /**

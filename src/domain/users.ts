@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Store, UserGroup, UserRecord } from '../storage/store.js';
-import { hashPassword, needsRehash, spendRefusalWork, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifySignIn } from './passwords.js';
 
 /** SPEC §1: a uin is a positive integer up to 2^53−1. */
 export function isValidUin(value: unknown): value is number {
@@ -38,15 +38,12 @@ export class UserService {
 
   /**
    * Checks a uin and password. Answers the user only when both are right and the user is enabled; every
-   * refusal (unknown uin, wrong password, imported hash, disabled) costs the same time (spendRefusalWork).
+   * refusal (unknown uin, wrong password, imported hash, disabled) costs the same time (verifySignIn).
    */
   async authenticate(uin: number, password: string): Promise<UserRecord | undefined> {
     const user = await this.store.users.find(uin);
-    const verified = user !== undefined && (await verifyPassword(user.passwordHash, password));
-    if (!verified || user.disabled) {
-      await spendRefusalWork(user?.passwordHash, password);
-      return undefined;
-    }
+    const usable = user !== undefined && !user.disabled;
+    if (!(await verifySignIn(user?.passwordHash, password, usable)) || !user) return undefined;
     // Only after a success, so re-hashing never changes how long a refusal takes.
     if (needsRehash(user.passwordHash)) {
       await this.store.users.update(uin, { passwordHash: await hashPassword(password) });
