@@ -61,16 +61,18 @@ describe.each(DATABASES)('POST /v1/account/login refusals (%s)', (database) => {
       { name: 'imported hash, wrong password', uin: imported, password: 'a wrong guess' },
       { name: 'disabled account, right password', uin: disabled, password: PASSWORD },
     ];
-    /** One measurement: 50 rounds, each trying every case once in a random order. */
-    async function measure(): Promise<{ spread: number; report: string }> {
-      const wall = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-      const relative = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-      const cpu = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-      const bodies = new Set<string>();
-      for (let round = -1; round < TRIES; round++) {
-        // A fresh throttle window every round: 200 refusals must not lock the accounts or the address.
+    const wall = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+    const relative = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+    const cpu = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+    const bodies = new Set<string>();
+
+    /** Rounds that try every case once, in a random order. */
+    async function measure(rounds: number): Promise<void> {
+      for (let round = 0; round < rounds; round++) {
+        // A fresh throttle window every round: hundreds of refusals must not lock the accounts or the address.
         now += 2 * 60 * 60_000;
         const elapsed = new Map<string, number>();
+        const used = new Map<string, number>();
         for (const c of shuffled(cases)) {
           const startCpu = process.cpuUsage();
           const start = performance.now();
@@ -78,35 +80,40 @@ describe.each(DATABASES)('POST /v1/account/login refusals (%s)', (database) => {
           const text = await answer.text();
           elapsed.set(c.name, performance.now() - start);
           const usage = process.cpuUsage(startCpu);
+          used.set(c.name, (usage.user + usage.system) / 1000);
           expect(answer.status, `${c.name}: ${text}`).toBe(401);
           bodies.add(text);
-          // Round -1 warms up (the dummy hashes are made on first use).
-          if (round >= 0) cpu.get(c.name)!.push((usage.user + usage.system) / 1000);
         }
-        if (round < 0) continue;
         // Each try relative to its round's median: load that drifts between rounds cancels out.
         const roundMedian = median([...elapsed.values()]);
         for (const [name, ms] of elapsed) {
           wall.get(name)!.push(ms);
           relative.get(name)!.push(ms / roundMedian);
+          cpu.get(name)!.push(used.get(name)!);
         }
       }
-      expect([...bodies]).toEqual([JSON.stringify({ code: 1, msg: 'wrong uin or password', data: {} })]);
-      const medians = (samples: Map<string, number[]>): Record<string, number> =>
-        Object.fromEntries(
-          [...samples].map(([name, values]) => [name, Math.round(median(values) * 1000) / 1000]),
-        );
-      const values = Object.values(medians(relative));
-      return {
-        spread: Math.max(...values) / Math.min(...values),
-        report: `medians: ${JSON.stringify({ wall_ms: medians(wall), relative: medians(relative), process_cpu_ms: medians(cpu) })}`,
-      };
     }
+    const medians = (samples: Map<string, number[]>): Record<string, number> =>
+      Object.fromEntries(
+        [...samples].map(([name, values]) => [name, Math.round(median(values) * 1000) / 1000]),
+      );
+    const spread = (): number => {
+      const values = Object.values(medians(relative));
+      return Math.max(...values) / Math.min(...values);
+    };
 
-    // The test machine is shared: one measurement in a burst of other work may miss by noise alone, so a
-    // second is taken then. A real difference (before the fix: 2.4x for the imported hash) fails both.
-    let result = await measure();
-    if (result.spread > 1.1) result = await measure();
-    expect(result.spread, result.report).toBeLessThanOrEqual(1.1);
-  }, 360_000);
+    await new Browser(server.baseUrl).login(unknown, 'warm up'); // the dummy hashes are made on first use
+    await measure(TRIES);
+    // The test machine is shared, and a burst of other work can leave 50 medians apart by noise alone: then
+    // more tries are taken, up to 200 each. Noise shrinks with more tries; a real difference (before the fix:
+    // 1.8x for the imported hash) does not.
+    for (let extra = 0; extra < 3 && spread() > 1.1; extra++) await measure(TRIES);
+    expect([...bodies]).toEqual([JSON.stringify({ code: 1, msg: 'wrong uin or password', data: {} })]);
+    const report = `medians over ${wall.get(cases[0]!.name)!.length} tries: ${JSON.stringify({
+      wall_ms: medians(wall),
+      relative: medians(relative),
+      process_cpu_ms: medians(cpu),
+    })}`;
+    expect(spread(), report).toBeLessThanOrEqual(1.1);
+  }, 600_000);
 });
