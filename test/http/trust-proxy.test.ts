@@ -69,5 +69,5 @@ describe('POST /v1/account/login behind a reverse proxy (TRUST_PROXY)', () => {
     }
     expect(statuses.slice(0, 100).every((status) => status === 401)).toBe(true);
     expect(statuses.slice(100).every((status) => status === 429)).toBe(true);
-  });
+  }, 180_000);
 });
