@@ -81,7 +81,7 @@ export async function userAdd(config: Config, args: string[], out: Output): Prom
     throw new UsageError(`--group must be one of ${USER_GROUPS.join(', ')}`);
   if (!values['password-stdin']) throw new UsageError('--password-stdin is required (pipe the password in)');
   const password = await readStdin();
-  const problem = passwordProblem(password);
+  const problem = passwordProblem(password, uin);
   if (problem) throw new UsageError(problem);
   await withContext(config, async (ctx) => {
     const user = await ctx.users.create(uin, password, group);

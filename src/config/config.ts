@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 
 /**
@@ -33,7 +34,13 @@ export interface Config {
   readonly sessionTtl: number;
   readonly authorizationCodeTtl: number;
   readonly logLevel: LogLevel;
-  readonly trustProxy: boolean;
+  /**
+   * Which proxies' `X-Forwarded-For` entries to believe: `false` (none), a number of hops, or a list of proxy
+   * addresses and CIDRs. Never `true`, which would believe the client's own leftmost entry.
+   */
+  readonly trustProxy: TrustProxy;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <metricsToken>`. */
+  readonly metricsToken: string | undefined;
   /**
    * Seconds a stopping server waits for requests in flight before it closes their connections and exits
    * (README.md#configuration). Idle keep-alive connections are closed at once, not waited for.
@@ -41,6 +48,8 @@ export interface Config {
   readonly shutdownTimeout: number;
   readonly secretKey: SecretKeySource;
 }
+
+export type TrustProxy = false | number | readonly string[];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -61,13 +70,49 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
   return value;
 }
 
-function readBoolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const normalized = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+/** An IPv4 or IPv6 address, optionally with a CIDR prefix length. */
+function isAddressOrCidr(value: string): boolean {
+  const slash = value.indexOf('/');
+  const address = slash === -1 ? value : value.slice(0, slash);
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (slash === -1) return true;
+  const prefix = value.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY (docs/operations.md): the client address is the first `X-Forwarded-For` entry not added by a
+ * trusted proxy. `true` means one hop (the proxy in front), never "believe every entry".
+ */
+function readTrustProxy(env: Env): TrustProxy {
+  const raw = env.TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '') return false;
+  const normalized = raw.toLowerCase();
   if (['0', 'false', 'no', 'off'].includes(normalized)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  if (['true', 'yes', 'on'].includes(normalized)) return 1;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError(`TRUST_PROXY must be at most 10 hops, got "${raw}"`);
+    return hops;
+  }
+  const proxies = raw.split(',').map((entry) => entry.trim());
+  const bad = proxies.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, a number of hops, or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.5,192.168.0.0/16), got "${raw}"`,
+    );
+  }
+  return proxies;
+}
+
+function readSecret(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16 || /\s/.test(raw)) {
+    throw new ConfigError(`${name} must be at least 16 characters without spaces`);
+  }
+  return raw;
 }
 
 function readBaseUrl(env: Env, port: number): string {
@@ -182,7 +227,8 @@ export function loadConfig(env: Env): Config {
     sessionTtl: readInteger(env, 'SESSION_TTL', 7 * 24 * 3600, 60, 31_536_000),
     authorizationCodeTtl: 600,
     logLevel: readLogLevel(env),
-    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    trustProxy: readTrustProxy(env),
+    metricsToken: readSecret(env, 'METRICS_TOKEN'),
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
     secretKey: readSecretKey(env, database),
   };

@@ -74,7 +74,7 @@ export function checkImportRow(row: ImportRow): CheckedRow {
   // The password is taken exactly as written: trimming would silently change it.
   if (typeof row.password !== 'string' || row.password === '') problems.push('password is missing');
   else {
-    const problem = passwordProblem(row.password);
+    const problem = passwordProblem(row.password, uin);
     if (problem) problems.push(problem);
   }
 

@@ -2,13 +2,16 @@ import type { Clock } from '../clock.js';
 import type { Store, ThrottleState } from '../storage/store.js';
 
 /**
- * Sign-in throttling per account and per client address (SPEC §9), kept in the database so every instance
- * sees the same counters. An account locks at its fifth failure within an hour, for twice as long after each
- * further one (30 s, 1 min, 2 min … at most 15 min);
- * an address gets a much larger budget, because a whole school may sign in through one NAT address.
+ * Sign-in throttling per account and per client address (docs/security.md), kept in the database so every
+ * instance sees the same counters. An account locks at its fifth failure within an hour, for twice as long
+ * after each further one (30 s, 1 min, 2 min … at most 15 min); an address gets a much larger budget, because a
+ * whole school may sign in through one NAT address.
  *
- * An attempt is counted BEFORE the password is checked and refunded when it succeeds, so a burst of
- * simultaneous guesses cannot slip past the count: beyond the budget they are refused unverified.
+ * Only attempts whose password is checked count. An attempt is counted BEFORE the check (so a burst of
+ * simultaneous guesses cannot slip past the count) and refunded when it succeeds or is refused unchecked.
+ * Within the budget, as many attempts as the budget allows may be checked at once. Once a lock has expired,
+ * the next attempt IS checked — one at a time, so a burst after the lock still buys one guess: a check gate
+ * (a second counter per key) lets the attempt that takes it through and refuses the others until it settles.
  */
 interface Policy {
   /** The failure that reaches this count locks; each further one doubles the lock. */
@@ -26,6 +29,9 @@ const ADDRESS: Policy = {
   maxLockMs: 15 * 60_000,
 };
 
+/** A check gate left taken by a crashed instance opens again after this long. */
+const GATE_MS = 60_000;
+
 /** One counted sign-in attempt; settle it with `succeeded` or `failed`. */
 export interface Attempt {
   readonly uin: number;
@@ -34,6 +40,8 @@ export interface Attempt {
   readonly retryAfter: number;
   readonly account: ThrottleState;
   readonly client: ThrottleState;
+  /** The check gates this attempt holds, released when it settles. */
+  readonly gates: readonly string[];
 }
 
 const NO_STATE: ThrottleState = { failures: 0, windowStart: 0, lockedUntil: 0 };
@@ -41,6 +49,20 @@ const NO_STATE: ThrottleState = { failures: 0, windowStart: 0, lockedUntil: 0 };
 function lockMs(policy: Policy, failures: number): number {
   const over = failures - policy.lockAfter;
   return over < 0 ? 0 : Math.min(policy.firstLockMs * 2 ** over, policy.maxLockMs);
+}
+
+/** How one counter's state answers an attempt counted on it. */
+type Verdict =
+  { readonly check: true; readonly gate?: string } | { readonly check: false; readonly wait: number };
+
+function verdict(policy: Policy, key: string, state: ThrottleState, now: number): Verdict {
+  if (state.failures <= policy.lockAfter) return { check: true };
+  // Locked since this attempt looked (another attempt just failed): wait for that lock.
+  if (state.lockedUntil > now) return { check: false, wait: Math.ceil((state.lockedUntil - now) / 1000) };
+  // A lock of this window has expired: the next attempt is checked, through the gate.
+  if (state.lockedUntil > state.windowStart) return { check: true, gate: gateKey(key) };
+  // Over the budget with no lock yet: the surplus of a burst, while the budget's attempts are being checked.
+  return { check: false, wait: Math.ceil(policy.firstLockMs / 1000) };
 }
 
 export class LoginThrottle {
@@ -54,17 +76,34 @@ export class LoginThrottle {
     const now = this.clock.now();
     const locked = await this.lockedFor(uin, address, now);
     // Refused during a lock without counting: hammering a locked account does not lengthen its owner's wait.
-    if (locked > 0) return { uin, address, retryAfter: locked, account: NO_STATE, client: NO_STATE };
+    if (locked > 0) return refused(uin, address, locked);
     const [account, client] = await Promise.all([
       this.store.throttles.hit(accountKey(uin), now, now - ACCOUNT.windowMs),
       this.store.throttles.hit(addressKey(address), now, now - ADDRESS.windowMs),
     ]);
-    let retryAfter = 0;
-    // More attempts in flight than the budget allows: refuse the surplus and lock, unverified.
-    if (account.failures > ACCOUNT.lockAfter || client.failures > ADDRESS.lockAfter) {
-      retryAfter = await this.applyLocks(uin, address, account, client, now);
+    const verdicts = [
+      verdict(ACCOUNT, accountKey(uin), account, now),
+      verdict(ADDRESS, addressKey(address), client, now),
+    ];
+    let wait = 0;
+    const gates: string[] = [];
+    for (const v of verdicts) {
+      if (!v.check) wait = Math.max(wait, v.wait);
+      else if (v.gate !== undefined && wait === 0) {
+        if (await this.takeGate(v.gate, now)) gates.push(v.gate);
+        else wait = 1; // Another attempt is being checked; its answer decides the next lock.
+      }
     }
-    return { uin, address, retryAfter, account, client };
+    if (wait > 0) {
+      // Refused unchecked, so not counted.
+      await Promise.all([
+        ...gates.map((gate) => this.store.throttles.delete(gate)),
+        this.store.throttles.refund(accountKey(uin)),
+        this.store.throttles.refund(addressKey(address)),
+      ]);
+      return refused(uin, address, wait);
+    }
+    return { uin, address, retryAfter: 0, account, client, gates };
   }
 
   /** The password was right: the account starts afresh and the address gets its attempt back. */
@@ -73,16 +112,29 @@ export class LoginThrottle {
       this.store.throttles.delete(accountKey(attempt.uin)),
       this.store.throttles.refund(addressKey(attempt.address)),
     ]);
+    await this.releaseGates(attempt);
   }
 
   /** The password was wrong: the counted attempt stays, and locks when it reached the limit. */
   async failed(attempt: Attempt): Promise<void> {
+    // The lock is in place before the gate opens, so no other attempt slips in between.
     await this.applyLocks(attempt.uin, attempt.address, attempt.account, attempt.client, this.clock.now());
+    await this.releaseGates(attempt);
   }
 
   /** Seconds until a sign-in may be tried again (0: now), without counting an attempt. */
   async retryAfter(uin: number, address: string): Promise<number> {
     return this.lockedFor(uin, address, this.clock.now());
+  }
+
+  /** Takes a check gate: the attempt whose count on it is 1 holds it until it settles. */
+  private async takeGate(gate: string, now: number): Promise<boolean> {
+    const state = await this.store.throttles.hit(gate, now, now - GATE_MS);
+    return state.failures === 1;
+  }
+
+  private async releaseGates(attempt: Attempt): Promise<void> {
+    await Promise.all(attempt.gates.map((gate) => this.store.throttles.delete(gate)));
   }
 
   private async lockedFor(uin: number, address: string, now: number): Promise<number> {
@@ -100,17 +152,20 @@ export class LoginThrottle {
     account: ThrottleState,
     client: ThrottleState,
     now: number,
-  ): Promise<number> {
+  ): Promise<void> {
     const accountLock = lockMs(ACCOUNT, account.failures);
     const clientLock = lockMs(ADDRESS, client.failures);
     await Promise.all([
       accountLock > 0 ? this.store.throttles.lock(accountKey(uin), now + accountLock) : undefined,
       clientLock > 0 ? this.store.throttles.lock(addressKey(address), now + clientLock) : undefined,
     ]);
-    const longest = Math.max(accountLock, clientLock);
-    return longest > 0 ? Math.ceil(longest / 1000) : 0;
   }
+}
+
+function refused(uin: number, address: string, retryAfter: number): Attempt {
+  return { uin, address, retryAfter, account: NO_STATE, client: NO_STATE, gates: [] };
 }
 
 const accountKey = (uin: number): string => `uin:${uin}`;
 const addressKey = (address: string): string => `ip:${address}`;
+const gateKey = (key: string): string => `${key}:checking`;

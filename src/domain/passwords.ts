@@ -1,16 +1,19 @@
 import { availableParallelism } from 'node:os';
-import { hash, verify } from '@node-rs/argon2';
+import { type Options, hash, verify } from '@node-rs/argon2';
+import { isCommonPassword } from './password-strength.js';
 
 /**
  * Password hashing: argon2id in PHC form. Parameters are OWASP's recommendation (19 MiB, 2 passes, 1 lane),
  * about 10 ms here. Hashes made by the previous system (`m=65536,t=1,p=2`) verify, since the PHC string
  * carries its own parameters, and are re-hashed with these at the next successful sign-in.
  */
-const PARAMETERS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+const PARAMETERS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const satisfies Options;
 const CURRENT_PREFIX = `$argon2id$v=19$m=${PARAMETERS.memoryCost},t=${PARAMETERS.timeCost},p=${PARAMETERS.parallelism}$`;
 
-// The length rule is shared with the pages.
-export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from '../shared/users.js';
+// The length rule is shared with the pages; the server adds the uin and common-password rules.
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem as lengthProblem } from '../shared/users.js';
+
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH };
 
 /**
  * Each hash holds 19 MiB while it runs. More at once than there are cores buys no throughput, only memory
@@ -57,14 +60,59 @@ export function isArgon2idHash(value: string): boolean {
   return /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(value);
 }
 
-let dummyHash: Promise<string> | undefined;
+/** The previous system's parameters: its hashes are imported as they are (campux-import.ts). */
+const PREVIOUS_SYSTEM = { memoryCost: 65_536, timeCost: 1, parallelism: 2 } as const satisfies Options;
+
+/** Every parameter set a stored hash is expected to have, with a dummy hash made lazily for each. */
+const KNOWN_PARAMETERS = [PARAMETERS, PREVIOUS_SYSTEM].map((parameters) => ({
+  prefix: `$argon2id$v=19$m=${parameters.memoryCost},t=${parameters.timeCost},p=${parameters.parallelism}$`,
+  dummy: undefined as Promise<string> | undefined,
+  parameters,
+}));
+
+const DUMMY_PASSWORD = 'campus-sso dummy password for timing equalisation';
 
 /**
- * Spends the same work as a real verification, so an unknown uin answers in the same time as a wrong
- * password (no account enumeration by timing).
+ * Checks a sign-in's password so that every refusal takes the same time (docs/security.md): an unknown uin,
+ * a wrong password, an imported previous-system hash and a disabled account (`usable` false) must not be
+ * told apart by timing. Every refusal verifies once with EACH known parameter set, in the same order: the
+ * stored hash in its own set's turn, a dummy hash in every other (and for a missing or malformed hash, in
+ * all). The same order matters: measured, verifying the 64 MiB set before the 19 MiB one cost ~5% more CPU
+ * than after it. Only a success may stop early.
  */
-export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword('campus-sso dummy password for timing equalisation');
-  await verifyPassword(await dummyHash, password);
-  return false;
+export async function verifySignIn(
+  storedHash: string | undefined,
+  password: string,
+  usable: boolean,
+): Promise<boolean> {
+  const stored = storedHash !== undefined && isArgon2idHash(storedHash) ? storedHash : undefined;
+  let verified = false;
+  let checked = false;
+  for (const known of KNOWN_PARAMETERS) {
+    if (!checked && stored?.startsWith(known.prefix)) {
+      checked = true;
+      verified = await verifyPassword(stored, password);
+      if (verified && usable) return true;
+    } else {
+      known.dummy ??= argon2.run(() => hash(DUMMY_PASSWORD, known.parameters));
+      await verifyPassword(await known.dummy, password);
+    }
+  }
+  // A hash with other parameters than the known ones (none is expected) is verified last.
+  if (!checked && stored !== undefined) verified = await verifyPassword(stored, password);
+  return verified && usable;
+}
+
+/**
+ * Why a new password may not be used, or undefined (docs/security.md): 8 to 256 characters, not containing
+ * the uin it is for, and not among the 10,000 most common passwords (password-strength.ts).
+ */
+export function passwordProblem(password: string, uin?: number): string | undefined {
+  const length = lengthProblem(password);
+  if (length !== undefined) return length;
+  if (uin !== undefined && password.includes(String(uin))) return 'password must not contain the uin';
+  if (isCommonPassword(password)) {
+    return 'password is too common (among the 10,000 most common passwords, or as easy to guess); choose a longer or less predictable one';
+  }
+  return undefined;
 }

@@ -6,6 +6,7 @@ import {
   MAX_REDIRECT_URIS,
   MAX_REDIRECT_URI_LENGTH,
   type RedirectUriProblem,
+  canonicalRedirectUri,
   redirectUriProblem as redirectUriRule,
 } from '../shared/redirect-uris.js';
 
@@ -13,15 +14,20 @@ export { MAX_REDIRECT_URIS };
 
 const PROBLEM_MESSAGES: Readonly<Record<RedirectUriProblem, string>> = {
   tooLong: `is longer than ${MAX_REDIRECT_URI_LENGTH} characters`,
+  whitespace: 'must not contain spaces, line breaks or other whitespace',
+  backslash: 'must not contain a backslash (\\)',
   fragment: 'must not contain a fragment (#)',
   notAbsolute: 'is not an absolute URI',
+  credentials: 'must not contain a user name or password (user:pass@)',
   httpNotLoopback: 'must use https (plain http only for localhost, 127.0.0.1 or [::1])',
   otherScheme: 'must use https',
+  notCanonical: 'is not in canonical form',
 };
 
 /** Answers why `uri` may not be registered, in words, or undefined when it may. */
 export function redirectUriProblem(uri: string): string | undefined {
   const problem = redirectUriRule(uri);
+  if (problem === 'notCanonical') return `${PROBLEM_MESSAGES[problem]}; write it as ${canonicalRedirectUri(uri) ?? ''}`;
   return problem && PROBLEM_MESSAGES[problem];
 }
 
@@ -32,7 +38,7 @@ export function redirectUrisProblem(uris: readonly string[]): string | undefined
   if (new Set(uris).size !== uris.length) return 'redirect URIs must not repeat';
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
-    if (problem) return `redirect URI "${uri}" ${problem}`;
+    if (problem) return `redirect URI ${JSON.stringify(uri)} ${problem}`;
   }
   return undefined;
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { AdminUserView, UserView } from '../shared/views.js';
 import type { UserGroup } from '../shared/users.js';
 import type { Store, UserRecord } from '../storage/store.js';
-import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifySignIn } from './passwords.js';
 
 // The uin rule is shared with the pages.
 export { isValidUin } from '../shared/users.js';
@@ -62,14 +62,14 @@ export class UserService {
   }
 
   /**
-   * Checks a uin and password. Answers the user only when both are right and the user is enabled; an
-   * unknown uin costs the same time as a wrong password.
+   * Checks a uin and password. Answers the user only when both are right and the user is enabled; every
+   * refusal (unknown uin, wrong password, imported hash, disabled) costs the same time (verifySignIn).
    */
   async authenticate(uin: number, password: string): Promise<UserRecord | undefined> {
     const user = await this.store.users.find(uin);
-    if (!user) return verifyAgainstDummy(password).then(() => undefined);
-    if (!(await verifyPassword(user.passwordHash, password))) return undefined;
-    if (user.disabled) return undefined;
+    const usable = user !== undefined && !user.disabled;
+    if (!(await verifySignIn(user?.passwordHash, password, usable)) || !user) return undefined;
+    // Only after a success, so re-hashing never changes how long a refusal takes.
     if (needsRehash(user.passwordHash)) {
       await this.store.users.update(uin, { passwordHash: await hashPassword(password) });
     }

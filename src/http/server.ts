@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.js';
+import type { TrustProxy } from '../config/config.js';
 import { notFound } from './api-error.js';
 import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
@@ -9,7 +10,8 @@ import { registerConnectionDraining } from './plugins/connection-draining.js';
 import { registerCsrfCheck } from './plugins/csrf.js';
 import { registerNulCheck } from './plugins/nul-check.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
-import { errorHandler } from './responses.js';
+import { recordRoutes } from './plugins/method-not-allowed.js';
+import { errorHandler, render } from './responses.js';
 import { accountRoutes } from './routes/account/index.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health.js';
@@ -37,6 +39,17 @@ export interface ServerOptions {
   readonly logger?: boolean;
 }
 
+/**
+ * Which `X-Forwarded-For` entries to believe (docs/operations.md): the proxies' addresses, or a number of hops
+ * counted from the socket (Fastify ignores a bare number, so it becomes a function here, as Express does).
+ * Never `true`, which would take the client's own leftmost entry as its address.
+ */
+function trustedProxies(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
+
 /** Assembles the HTTP server: cross-cutting plugins first, then one plugin per feature. */
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -60,7 +73,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       requestTimeout: REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: 1000,
     },
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: trustedProxies(ctx.config.trustProxy),
     return503OnClosing: true,
     // Errors Fastify meets before routing (a malformed URL) are answered in the envelope too.
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
@@ -83,8 +96,23 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerAccessLog(app);
   const registry = registerMetrics(app);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(async (request) => {
-    throw notFound(`no such endpoint: ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  const methodNotAllowed = recordRoutes(app);
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const wrongMethod = methodNotAllowed(request);
+    if (wrongMethod) {
+      // Rendered in the convention of the path's own routes (RFC 6749 JSON, legacy or envelope).
+      const error = Object.assign(
+        new Error(`method ${request.method} is not allowed on ${path}; use ${wrongMethod.allow}`),
+        { statusCode: 405 },
+      );
+      const rendered = render(error, wrongMethod.errorStyle);
+      return reply
+        .code(405)
+        .headers({ ...rendered.headers, allow: wrongMethod.allow })
+        .send(rendered.body);
+    }
+    throw notFound(`no such endpoint: ${request.method} ${path}`);
   });
 
   await app.register(healthRoutes, { ctx, registry });

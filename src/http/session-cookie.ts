@@ -3,16 +3,35 @@ import type { AppContext } from '../app-context.js';
 import type { SessionRecord, UserRecord } from '../storage/store.js';
 import { notSignedIn } from './api-error.js';
 
-export const SESSION_COOKIE = 'campus_sso_session';
+/**
+ * The session cookie's name. Under an https BASE_URL it carries the `__Host-` prefix (RFC 6265bis §4.1.3.2):
+ * the browser then accepts it only with `Secure`, `Path=/` and no `Domain`, so a sibling host of the school's
+ * domain cannot plant one (cookie tossing).
+ */
+export function sessionCookieName(ctx: AppContext): string {
+  return ctx.config.secureCookies ? '__Host-campus_sso_session' : 'campus_sso_session';
+}
 
-export function readSessionCookie(request: FastifyRequest): string | undefined {
+/** At most this many same-named session cookies are looked at; more is never a real browser. */
+const MAX_SESSION_COOKIES = 4;
+
+/**
+ * Every value the request's Cookie header gives the session cookie, in order. A browser sends two when a
+ * cookie of the same name was set for another path or domain (docs/interface.md#sessions-and-sign-out).
+ */
+export function readSessionCookies(ctx: AppContext, request: FastifyRequest): string[] {
   const header = request.headers.cookie;
-  if (!header) return undefined;
+  if (!header) return [];
+  const name = sessionCookieName(ctx);
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    if (value !== '' && !values.includes(value)) values.push(value);
+    if (values.length === MAX_SESSION_COOKIES) break;
   }
-  return undefined;
+  return values;
 }
 
 function cookieAttributes(ctx: AppContext, maxAgeSeconds: number): string {
@@ -21,11 +40,14 @@ function cookieAttributes(ctx: AppContext, maxAgeSeconds: number): string {
 }
 
 export function setSessionCookie(ctx: AppContext, reply: FastifyReply, id: string): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=${id}; ${cookieAttributes(ctx, ctx.config.sessionTtl)}`);
+  reply.header(
+    'set-cookie',
+    `${sessionCookieName(ctx)}=${id}; ${cookieAttributes(ctx, ctx.config.sessionTtl)}`,
+  );
 }
 
 export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=; ${cookieAttributes(ctx, 0)}`);
+  reply.header('set-cookie', `${sessionCookieName(ctx)}=; ${cookieAttributes(ctx, 0)}`);
 }
 
 export interface SignedIn {
@@ -34,12 +56,24 @@ export interface SignedIn {
   readonly user: UserRecord;
 }
 
-/** The signed-in user of this request, if any. */
+/**
+ * The signed-in user of this request, if any. With several session cookies (`a=zzz; a=<valid>`), the one that
+ * names a live session is used, whatever its position; when more than one does, none is: the request is
+ * ambiguous, and signing in again ends them all (docs/interface.md#sessions-and-sign-out).
+ */
 export async function findSignedIn(ctx: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
-  const id = readSessionCookie(request);
-  if (!id) return undefined;
-  const resolved = await ctx.sessions.resolve(id);
-  return resolved ? { id, ...resolved } : undefined;
+  const ids = readSessionCookies(ctx, request);
+  if (ids.length === 0) return undefined;
+  if (ids.length === 1) {
+    const resolved = await ctx.sessions.resolve(ids[0]!);
+    return resolved ? { id: ids[0]!, ...resolved } : undefined;
+  }
+  const live: SignedIn[] = [];
+  for (const id of ids) {
+    const resolved = await ctx.sessions.resolve(id);
+    if (resolved) live.push({ id, ...resolved });
+  }
+  return live.length === 1 ? live[0] : undefined;
 }
 
 /** The signed-in user, or 401 code -1. */

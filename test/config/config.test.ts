@@ -84,8 +84,28 @@ describe('loadConfig', () => {
         refreshTokenTtl: 86400,
         sessionTtl: 600,
         logLevel: 'warn',
-        trustProxy: true,
+        trustProxy: 1,
       });
+    });
+
+    it('reads TRUST_PROXY as one hop for true, a hop count, or a list of proxy addresses and CIDRs', () => {
+      expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+      expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+      expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+      expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+      expect(loadConfig({ TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,::1,fd00::/8' }).trustProxy).toEqual([
+        '10.0.0.5',
+        '192.168.0.0/16',
+        '::1',
+        'fd00::/8',
+      ]);
+    });
+
+    it('reads METRICS_TOKEN, unset by default', () => {
+      expect(loadConfig({}).metricsToken).toBeUndefined();
+      expect(loadConfig({ METRICS_TOKEN: 'a-long-enough-metrics-token' }).metricsToken).toBe(
+        'a-long-enough-metrics-token',
+      );
     });
 
     it('takes an https BASE_URL without its trailing slash, as the issuer, and turns on Secure cookies', () => {
@@ -177,7 +197,14 @@ describe('loadConfig', () => {
         { LOG_LEVEL: 'verbose' },
         /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"$/,
       ],
-      [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY must be true or false, got "maybe"$/],
+      [
+        { TRUST_PROXY: 'maybe' },
+        /^TRUST_PROXY must be false, a number of hops, or a comma-separated list .*"maybe"$/,
+      ],
+      [{ TRUST_PROXY: '10.0.0.0/33' }, /^TRUST_PROXY must be false, a number of hops.*"10.0.0.0\/33"$/],
+      [{ TRUST_PROXY: '10.0.0.1,' }, /^TRUST_PROXY must be false, a number of hops/],
+      [{ TRUST_PROXY: '11' }, /^TRUST_PROXY must be at most 10 hops, got "11"$/],
+      [{ METRICS_TOKEN: 'short' }, /^METRICS_TOKEN must be at least 16 characters without spaces$/],
       [{ HOST: 'local host' }, /^HOST must be an IP address or host name/],
       [{ DATABASE_URL: 'postgres://sso@db/sso' }, /^SECRET_KEY is required with PostgreSQL/],
       [{ SECRET_KEY: 'short' }, /^SECRET_KEY must be at least 32 characters/],

@@ -100,4 +100,49 @@ describe('LoginThrottle', () => {
     await Promise.all(allowed.map((attempt) => throttle.failed(attempt)));
     expect(await throttle.retryAfter(10001, '10.0.0.1')).toBeGreaterThan(0);
   });
+
+  it('checks the next attempt after a lock expires, and a right password then starts the account afresh', async () => {
+    await fail(5);
+    now += 30_000;
+    const attempt = await throttle.begin(10001, '10.0.0.1');
+    expect(attempt.retryAfter).toBe(0);
+    await throttle.succeeded(attempt);
+    expect(await throttle.retryAfter(10001, '10.0.0.1')).toBe(0);
+    await fail(4);
+    expect(await throttle.retryAfter(10001, '10.0.0.1')).toBe(0);
+  });
+
+  it('lets exactly one of many simultaneous attempts after a lock through to a password check', async () => {
+    await fail(5);
+    now += 30_000;
+    const attempts = await Promise.all(Array.from({ length: 30 }, () => throttle.begin(10001, '10.0.0.1')));
+    const allowed = attempts.filter((attempt) => attempt.retryAfter === 0);
+    expect(allowed).toHaveLength(1);
+    await throttle.failed(allowed[0]!);
+    // Only the checked attempt counted: the sixth failure locks for one minute, not longer.
+    expect(await throttle.retryAfter(10001, '10.0.0.1')).toBe(60);
+  });
+
+  it('does not count the surplus of a burst that was refused unchecked', async () => {
+    const attempts = await Promise.all(Array.from({ length: 30 }, () => throttle.begin(10001, '10.0.0.1')));
+    await Promise.all(attempts.filter((a) => a.retryAfter === 0).map((a) => throttle.failed(a)));
+    expect(await throttle.retryAfter(10001, '10.0.0.1')).toBe(30);
+    now += 30_000;
+    await fail(1);
+    expect(await throttle.retryAfter(10001, '10.0.0.1')).toBe(60);
+  });
+
+  it('checks the next attempt from an address after its lock expires, one at a time', async () => {
+    for (let uin = 1; uin <= 100; uin++) await fail(1, uin, '10.9.9.9');
+    expect(await throttle.retryAfter(5000, '10.9.9.9')).toBe(60);
+    now += 60_000;
+    const attempts = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => throttle.begin(6000 + i, '10.9.9.9')),
+    );
+    const allowed = attempts.filter((attempt) => attempt.retryAfter === 0);
+    expect(allowed).toHaveLength(1);
+    await throttle.succeeded(allowed[0]!);
+    expect(await throttle.retryAfter(5000, '10.9.9.9')).toBe(0);
+    expect((await throttle.begin(7000, '10.9.9.9')).retryAfter).toBe(0);
+  });
 });

@@ -52,12 +52,39 @@ describe('isArgon2idHash', () => {
 
 describe('passwordProblem', () => {
   it('accepts 8 to 256 characters', () => {
-    expect(passwordProblem('12345678')).toBeUndefined();
+    expect(passwordProblem('8 chars!')).toBeUndefined();
     expect(passwordProblem('x'.repeat(256))).toBeUndefined();
   });
 
   it('refuses fewer than 8 and more than 256 characters, saying so', () => {
     expect(passwordProblem('1234567')).toBe('password must be at least 8 characters');
     expect(passwordProblem('x'.repeat(257))).toBe('password must be at most 256 characters');
+  });
+
+  it.each([
+    '12345678',
+    'password',
+    'qwertyui',
+    '        ',
+    'PASSWORD',
+    'iloveyou',
+    'aaaaaaaa',
+    'abcdefgh',
+    '1q2w3e4r',
+  ])('refuses %j: among the 10,000 most common passwords or as easy to guess', (password) => {
+    expect(passwordProblem(password)).toMatch(/^password is too common/);
+  });
+
+  it('refuses a password containing the uin it is for', () => {
+    expect(passwordProblem('my uin is 4000123 ok', 4_000_123)).toBe('password must not contain the uin');
+    expect(passwordProblem('my uin is 4000123 ok', 4_000_124)).toBeUndefined();
+  });
+
+  it('refuses every password of 8 or more characters among the first 10,000 of the common list', async () => {
+    const { dictionary } = await import('@zxcvbn-ts/language-common');
+    const common = dictionary['passwords-common'];
+    const inside = common.slice(0, 10_000).filter((p) => p.length >= 8);
+    expect(inside.every((p) => passwordProblem(p) !== undefined)).toBe(true);
+    expect(common.length).toBeGreaterThan(10_000);
   });
 });

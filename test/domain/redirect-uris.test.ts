@@ -59,6 +59,53 @@ describe('redirectUriProblem', () => {
   });
 });
 
+describe('redirectUriProblem: only the canonical form (WHATWG URL serialization) is registered', () => {
+  it.each([
+    [' https://a.example/cb', /whitespace/],
+    ['https://a.example/cb\n', /whitespace/],
+    ['https://a.example/c b', /whitespace/],
+    ['https://a.example/c\tb', /whitespace/],
+    ['https://a.example/cb\u00a0', /whitespace/],
+  ])('refuses whitespace anywhere: %j', (uri, problem) => {
+    expect(redirectUriProblem(uri)).toMatch(problem);
+  });
+
+  it.each(['https:/\\evil.example', 'https://a.example\\@evil.example/', 'https://a.example/cb\\x'])(
+    'refuses a backslash: %s',
+    (uri) => {
+      expect(redirectUriProblem(uri)).toMatch(/backslash/);
+    },
+  );
+
+  it.each(['https://user:pass@a.example/cb', 'https://user@a.example/cb', 'https://:pw@a.example/cb'])(
+    'refuses credentials: %s',
+    (uri) => {
+      expect(redirectUriProblem(uri)).toMatch(/user name or password/);
+    },
+  );
+
+  it.each([
+    ['http://0x7f000001/', 'http://127.0.0.1/'],
+    ['HTTPS://A.example/', 'https://a.example/'],
+    ['https://a.example', 'https://a.example/'],
+    ['https://a.example:443/cb', 'https://a.example/cb'],
+    ['https://a.example/./x/../cb', 'https://a.example/cb'],
+    ['https://a.example/ä', 'https://a.example/%C3%A4'],
+    ['https://bücher.example/cb', 'https://xn--bcher-kva.example/cb'],
+  ])('refuses %s, whose canonical form differs, and names that form', (uri, canonical) => {
+    expect(redirectUriProblem(uri)).toBe(`is not in canonical form; write it as ${canonical}`);
+  });
+
+  it.each([
+    'https://a.example/',
+    'https://a.example/cb?x=1&y=%20',
+    'http://127.0.0.1:8080/cb',
+    'http://[::1]/cb',
+  ])('accepts a canonical form: %s', (uri) => {
+    expect(redirectUriProblem(uri)).toBeUndefined();
+  });
+});
+
 describe('redirectUrisProblem', () => {
   const uris = (n: number): string[] => Array.from({ length: n }, (_, i) => `https://app.example.edu/cb${i}`);
 

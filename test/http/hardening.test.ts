@@ -381,15 +381,23 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
     it.each([
       ['GET', '/no/such/page'],
       ['GET', '/v1/account/unknown'],
-      ['PUT', '/v1/account/login'],
-      ['GET', '/v1/account/login'],
       ['GET', '/../../etc/passwd'],
       ['GET', '/v1/%2e%2e/%2e%2e/etc/passwd'],
-      ['DELETE', '/healthz'],
     ])('%s %s answers 404 code 5 naming no such endpoint', async (method, path) => {
       const response = await fetch(server.baseUrl + path, { method });
       const answer = await expectClean4xx(response, 'envelope');
       expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 404, code: 5 });
+    });
+
+    it.each([
+      ['PUT', '/v1/account/login', 'POST'],
+      ['GET', '/v1/account/login', 'POST'],
+      ['DELETE', '/healthz', 'GET, HEAD'],
+    ])('%s %s (a known path) answers 405 code 1 with Allow: %s', async (method, path, allow) => {
+      const response = await fetch(server.baseUrl + path, { method });
+      const answer = await expectClean4xx(response, 'envelope');
+      expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 405, code: 1 });
+      expect(answer.headers.get('allow')).toBe(allow);
     });
 
     it('answers a malformed percent-encoding in the path 400, never 500 or a stack trace', async () => {

@@ -3,23 +3,18 @@ import type { Config } from '../../config/config.js';
 import { forbidden } from '../api-error.js';
 
 /**
- * CSRF defence for the cookie-authenticated JSON calls (SPEC §2): the session cookie is SameSite=Lax, the
+ * CSRF defence for the cookie-authenticated JSON calls (docs/interface.md#browser-session-api): the session cookie is SameSite=Lax, the
  * browser's Origin (when sent) must be this server's, and a body must be JSON — a cross-site HTML form can
  * send none of these, and a cross-site fetch with JSON needs a CORS preflight that is never granted.
  */
 export function registerCsrfCheck(app: FastifyInstance, config: Config): void {
   const baseOrigin = new URL(config.baseUrl).origin;
 
-  const sameOrigin = (request: FastifyRequest, origin: string): boolean => {
-    if (origin === baseOrigin) return true;
-    const host = request.headers.host;
-    return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
-  };
-
   const refusal = (request: FastifyRequest): Error | undefined => {
     const origin = request.headers.origin;
-    if (origin !== undefined && !sameOrigin(request, origin))
-      return forbidden('cross-origin request refused');
+    // Compared with BASE_URL's origin, never with the request's own Host header: under DNS rebinding an
+    // attacker's page reaches this server under the attacker's host name, and Host and Origin then agree.
+    if (origin !== undefined && origin !== baseOrigin) return forbidden('cross-origin request refused');
     if (request.headers['sec-fetch-site'] === 'cross-site') return forbidden('cross-site request refused');
     const contentType = request.headers['content-type'];
     const hasBody = contentType !== undefined || Number(request.headers['content-length'] ?? 0) > 0;

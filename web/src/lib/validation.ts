@@ -4,6 +4,7 @@
  */
 import {
   type RedirectUriProblem as SharedRedirectUriProblem,
+  canonicalRedirectUri,
   redirectUriProblem as redirectUriRule,
 } from '../../../src/shared/redirect-uris';
 import { isValidUin, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../../src/shared/users';
@@ -24,20 +25,40 @@ export function passwordLengthOk(password: string): boolean {
 }
 
 /** The locale key (under `apps.`) that explains a redirect URI problem. */
-export type RedirectUriProblem = 'uriTooLong' | 'uriFragment' | 'uriNotAbsolute' | 'uriNotHttps';
+export type RedirectUriProblemKey =
+  | 'uriTooLong'
+  | 'uriWhitespace'
+  | 'uriBackslash'
+  | 'uriFragment'
+  | 'uriNotAbsolute'
+  | 'uriCredentials'
+  | 'uriNotHttps'
+  | 'uriNotCanonical';
 
-const PROBLEM_KEYS: Readonly<Record<SharedRedirectUriProblem, RedirectUriProblem>> = {
+export interface RedirectUriProblem {
+  readonly key: RedirectUriProblemKey;
+  /** For `uriNotCanonical`: the form to write instead. */
+  readonly canonical?: string;
+}
+
+const PROBLEM_KEYS: Readonly<Record<SharedRedirectUriProblem, RedirectUriProblemKey>> = {
   tooLong: 'uriTooLong',
+  whitespace: 'uriWhitespace',
+  backslash: 'uriBackslash',
   fragment: 'uriFragment',
   notAbsolute: 'uriNotAbsolute',
+  credentials: 'uriCredentials',
   httpNotLoopback: 'uriNotHttps',
   otherScheme: 'uriNotAbsolute',
+  notCanonical: 'uriNotCanonical',
 };
 
-/** Why `uri` may not be registered, as a locale key; undefined when it may. */
+/** Why `uri` may not be registered, as a locale key (and the form to write instead); undefined when it may. */
 export function redirectUriProblem(uri: string): RedirectUriProblem | undefined {
   const problem = redirectUriRule(uri);
-  return problem && PROBLEM_KEYS[problem];
+  if (problem === undefined) return undefined;
+  if (problem === 'notCanonical') return { key: 'uriNotCanonical', canonical: canonicalRedirectUri(uri) ?? '' };
+  return { key: PROBLEM_KEYS[problem] };
 }
 
 /** A random password for "reset password" and "add user" (readable characters, no modulo bias). */

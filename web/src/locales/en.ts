@@ -153,6 +153,10 @@ const en = {
     uriFragment: 'An address with a # part cannot be used.',
     uriNotHttps: 'Use https (plain http only for localhost, 127.0.0.1 or [::1]).',
     uriTooLong: 'At most 2000 characters.',
+    uriWhitespace: 'Remove the spaces or line breaks (also at the start or end).',
+    uriBackslash: 'An address with a backslash (\\) cannot be used.',
+    uriCredentials: 'An address with a user name or password (user:pass@) cannot be used.',
+    uriNotCanonical: 'Write this address in its standard form: {canonical}',
     credentialsTitle: 'Credentials of {app}',
     secretWarning:
       'Copy the Client Secret now and keep it safe. It is shown only once: nobody can display it again. If it is lost, rotate the secret.',
@@ -171,6 +175,16 @@ const en = {
     refresh: 'Refresh tokens',
     on: 'On',
     off: 'Off',
+  },
+  passwordStrength: {
+    label: 'Password strength',
+    score0: 'Very weak',
+    score1: 'Weak',
+    score2: 'Fair',
+    score3: 'Strong',
+    score4: 'Very strong',
+    tooCommon: 'Too common: one of the most used passwords, or as easy to guess. Choose another.',
+    containsUin: 'Contains the UIN. Choose another.',
   },
   users: {
     search: 'Search by UIN',

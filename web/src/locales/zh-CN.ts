@@ -149,6 +149,10 @@ const zhCN: MessageSchema = {
     uriFragment: '地址不能包含 # 部分。',
     uriNotHttps: '请使用 https（仅 localhost、127.0.0.1 或 [::1] 可用 http）。',
     uriTooLong: '最多 2000 个字符。',
+    uriWhitespace: '请删除空格或换行（包括开头和结尾）。',
+    uriBackslash: '地址不能包含反斜杠（\\）。',
+    uriCredentials: '地址不能包含用户名或密码（user:pass@）。',
+    uriNotCanonical: '请按标准形式填写此地址：{canonical}',
     credentialsTitle: '{app} 的凭据',
     secretWarning:
       '请立即复制并妥善保存 Client Secret。它只显示这一次，之后任何人都无法再查看；如果丢失，请重新生成。',
@@ -166,6 +170,16 @@ const zhCN: MessageSchema = {
     refresh: '刷新令牌',
     on: '开',
     off: '关',
+  },
+  passwordStrength: {
+    label: '密码强度',
+    score0: '非常弱',
+    score1: '弱',
+    score2: '一般',
+    score3: '强',
+    score4: '非常强',
+    tooCommon: '太常见：属于最常用的密码，或同样容易被猜到。请换一个。',
+    containsUin: '包含 UIN。请换一个。',
   },
   users: {
     search: '按账号搜索',

@@ -8,7 +8,7 @@ import { PasswordInput, UinInput } from '../../schemas.js';
 import {
   clearSessionCookie,
   findSignedIn,
-  readSessionCookie,
+  readSessionCookies,
   setSessionCookie,
 } from '../../session-cookie.js';
 
@@ -37,8 +37,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       await ctx.loginThrottle.succeeded(attempt);
 
       // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
-      const previous = readSessionCookie(request);
-      if (previous) await ctx.sessions.end(previous);
+      for (const previous of readSessionCookies(ctx, request)) await ctx.sessions.end(previous);
       const { id } = await ctx.sessions.start(user.uin);
       setSessionCookie(ctx, reply, id);
       request.log.info({ uin }, 'signed in');
@@ -48,8 +47,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
   );
 
   app.post('/v1/account/logout', { config: { csrf: true } }, async (request, reply) => {
-    const id = readSessionCookie(request);
-    if (id) await ctx.sessions.end(id);
+    for (const id of readSessionCookies(ctx, request)) await ctx.sessions.end(id);
     clearSessionCookie(ctx, reply);
     return ok({});
   });
@@ -59,7 +57,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
     const signedIn = await findSignedIn(ctx, request);
     if (!signedIn) {
       // A stale cookie is cleared so the browser stops sending it.
-      if (readSessionCookie(request)) clearSessionCookie(ctx, reply);
+      if (readSessionCookies(ctx, request).length > 0) clearSessionCookie(ctx, reply);
       throw notSignedIn();
     }
     return ok(userView(signedIn.user));

@@ -18,7 +18,7 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { body: ChangePasswordBody }, config: { csrf: true } },
     async (request) => {
       const { user } = await requireSignedIn(ctx, request);
-      const problem = passwordProblem(request.body.new_password);
+      const problem = passwordProblem(request.body.new_password, user.uin);
       if (problem) throw badRequest(`new_password: ${problem}`);
       // The current password is a password guess like any other: throttled the same way.
       const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);

@@ -43,8 +43,8 @@ const UserChangesBody = Type.Object(
   { additionalProperties: false },
 );
 
-function checkedPassword(password: string): string {
-  const problem = passwordProblem(password);
+function checkedPassword(password: string, uin: number): string {
+  const problem = passwordProblem(password, uin);
   if (problem) throw badRequest(problem);
   return password;
 }
@@ -77,7 +77,7 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.post('/v1/admin/users', { schema: { body: NewUserBody }, config: { csrf: true } }, async (request) => {
     const { uin, password, user_group: group } = request.body;
-    checkedPassword(password);
+    checkedPassword(password, uin);
     // Look first so a taken uin costs no password hash; create() still refuses one taken meanwhile.
     const created = (await ctx.store.users.find(uin))
       ? undefined
@@ -95,7 +95,7 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
       if (userGroup === undefined && disabled === undefined && password === undefined) {
         throw badRequest('send at least one of user_group, disabled, password');
       }
-      if (password !== undefined) checkedPassword(password);
+      if (password !== undefined) checkedPassword(password, uin);
 
       const { session } = currentAdminSession(request);
       const changed = await ctx.users.changeAsAdmin(uin, { userGroup, disabled, password }, session.idHash);
