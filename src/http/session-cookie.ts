@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import type { SessionRecord, UserRecord } from '../storage/store.js';
-import { notSignedIn } from './api-error.js';
+import { notSignedIn, passwordChangeRequired } from './api-error.js';
 
 export const SESSION_COOKIE = 'campus_sso_session';
 
@@ -34,17 +34,37 @@ export interface SignedIn {
   readonly user: UserRecord;
 }
 
-/** The signed-in user of this request, if any. */
-export async function findSignedIn(ctx: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
+export interface SignedInOptions {
+  /**
+   * A user whose password must be changed (docs/security.md) gets 403 code 9 from every call but the few
+   * that say `'allowed'` here: changing it, asking who is signed in, and signing out.
+   */
+  readonly pendingPasswordChange?: 'allowed';
+}
+
+/** The signed-in user of this request, if any; 403 code 9 if their password must be changed first. */
+export async function findSignedIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: SignedInOptions = {},
+): Promise<SignedIn | undefined> {
   const id = readSessionCookie(request);
   if (!id) return undefined;
   const resolved = await ctx.sessions.resolve(id);
-  return resolved ? { id, ...resolved } : undefined;
+  if (!resolved) return undefined;
+  if (resolved.user.mustChangePassword && options.pendingPasswordChange !== 'allowed') {
+    throw passwordChangeRequired();
+  }
+  return { id, ...resolved };
 }
 
-/** The signed-in user, or 401 code -1. */
-export async function requireSignedIn(ctx: AppContext, request: FastifyRequest): Promise<SignedIn> {
-  const signedIn = await findSignedIn(ctx, request);
+/** The signed-in user, or 401 code -1; 403 code 9 if their password must be changed first. */
+export async function requireSignedIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: SignedInOptions = {},
+): Promise<SignedIn> {
+  const signedIn = await findSignedIn(ctx, request, options);
   if (!signedIn) throw notSignedIn();
   return signedIn;
 }
