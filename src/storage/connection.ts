@@ -128,6 +128,9 @@ export async function writeDurably(
     return queries.length === 1 ? run(connection.db) : connection.db.transaction().execute(run);
   }
   const { database } = connection;
+  // The flush blocks the thread: let the I/O already waiting have its turn first (and a run of these writes
+  // never starves the event loop, as better-sqlite3 alone would never yield).
+  await new Promise((resolve) => setImmediate(resolve));
   // Kysely's one SQLite connection, held: no Kysely transaction is open on it while this runs.
   return connection.db.connection().execute(async () => {
     // better-sqlite3 is synchronous: from FULL to NORMAL nothing else runs, so exactly this commit is FULL.
