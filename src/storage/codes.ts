@@ -50,8 +50,14 @@ type CodeWithGrantorRow = CodeRow & {
 };
 
 function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
-  const { user_password_hash, user_group, user_created_at, user_disabled, user_must_change_password, ...code } =
-    row;
+  const {
+    user_password_hash,
+    user_group,
+    user_created_at,
+    user_disabled,
+    user_must_change_password,
+    ...code
+  } = row;
   return {
     code: toCode(code),
     user:
