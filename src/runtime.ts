@@ -1,15 +1,12 @@
-import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type AppContext, createAppContext } from './app-context.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config/config.js';
 import { randomToken } from './domain/crypto.js';
 import { buildServer } from './http/server.js';
-import { withDurableAccountWrites } from './ops/durable-account-writes.js';
 import { assertDatabaseIntact } from './ops/sqlite-maintenance.js';
 import { prepareSigningKeys } from './oauth/signing-keys.js';
 import { openStore } from './storage/open-store.js';
-import type { Store } from './storage/store.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 const FIRST_ADMIN_UIN = 10000;
@@ -37,11 +34,12 @@ async function ensureFirstAdmin(ctx: AppContext, app: FastifyInstance): Promise<
   let uin = FIRST_ADMIN_UIN;
   while (await ctx.store.users.find(uin)) uin++;
   const password = randomToken(15);
-  const created = await ctx.users.create(uin, password, 'admin');
+  // The password is in the log: it must be changed at the first sign-in (docs/security.md).
+  const created = await ctx.users.create(uin, password, 'admin', { mustChangePassword: true });
   if (!created) return;
   app.log.warn(
     { uin, password, sign_in: `${ctx.config.baseUrl}/#/account` },
-    'first start: created admin; sign in with this one-time password and change it now',
+    'first start: created admin; sign in with this one-time password, which must then be changed',
   );
 }
 
@@ -50,13 +48,8 @@ export async function startServer(
   config: Config,
   options: { logger?: boolean } = {},
 ): Promise<RunningServer> {
-  let store: Store;
-  if (config.database.kind === 'sqlite') {
-    assertDatabaseIntact(config.database.file);
-    store = withDurableAccountWrites(openStore(config.database), resolve(config.database.file));
-  } else {
-    store = openStore(config.database);
-  }
+  if (config.database.kind === 'sqlite') assertDatabaseIntact(config.database.file);
+  const store = openStore(config.database);
   await store.migrate();
   const ctx = createAppContext(config, store, systemClock);
   // A wrong SECRET_KEY stops the start here, with its message, instead of failing the first sign-in.

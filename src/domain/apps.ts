@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { AppRecord, Store } from '../storage/store.js';
+import type { AppRecord, AppRepository, Store } from '../storage/store.js';
 import type { AppView } from '../shared/views.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
@@ -15,6 +15,9 @@ export function appView(app: AppRecord): AppView {
     allow_refresh_tokens: app.allowRefreshTokens,
   };
 }
+
+/** What an admin may change about an app (`PATCH /v1/admin/apps/:client_id`). */
+export type AppChanges = Parameters<AppRepository['update']>[1];
 
 export interface NewApp {
   readonly name: string;
@@ -50,6 +53,23 @@ export class AppService {
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };
     }
+  }
+
+  /**
+   * An admin changes an app; answers false when there is no such app. Disabling it revokes everything it was
+   * issued (codes, access and refresh tokens), and switching its refresh tokens off revokes those: for good,
+   * so enabling or switching on again does not bring them back (docs/security.md).
+   */
+  async change(clientId: string, changes: AppChanges): Promise<boolean> {
+    if (!(await this.store.apps.update(clientId, changes))) return false;
+    if (changes.disabled === true) {
+      // Codes first: then no new token can be issued, and the last step revokes any issued meanwhile.
+      await this.store.codes.voidForApp(clientId, this.clock.now());
+      await this.store.tokens.revokeForApp(clientId);
+    } else if (changes.allowRefreshTokens === false) {
+      await this.store.tokens.revokeRefreshForApp(clientId);
+    }
+    return true;
   }
 
   async rotateSecret(clientId: string): Promise<string | undefined> {

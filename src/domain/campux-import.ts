@@ -273,6 +273,8 @@ async function importRows(store: Store, clock: Clock, rows: CampuxRows): Promise
         userGroup: group,
         createdAt: parseCampuxTime(row.created_at, clock.now()),
         disabled: ban !== undefined,
+        // The users' own passwords, from the previous system: nobody else knows them.
+        mustChangePassword: false,
       });
       if (inserted) report.users.created++;
       else report.users.existing++;

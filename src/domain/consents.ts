@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { ConsentView } from '../shared/views.js';
 import type { ConsentWithApp, Store } from '../storage/store.js';
 
@@ -13,11 +14,19 @@ export function consentView(consent: ConsentWithApp): ConsentView {
 }
 
 /**
- * The user withdraws their consent to an app. Withdrawing also ends what it granted: the app's tokens for
- * this user stop working, even when no consent was on record. Answers whether there was one.
+ * The user withdraws their consent to an app. Withdrawing also ends what it granted (docs/security.md): the
+ * app's codes for this user not yet redeemed are void and its tokens stop working, even when no consent was
+ * on record. Answers whether there was one.
  */
-export async function withdrawConsent(store: Store, uin: number, clientId: string): Promise<boolean> {
+export async function withdrawConsent(
+  store: Store,
+  clock: Clock,
+  uin: number,
+  clientId: string,
+): Promise<boolean> {
   const existed = await store.consents.delete(uin, clientId);
+  // Codes first: then no new token can be issued, and the next step revokes any issued meanwhile.
+  await store.codes.voidForUserAndApp(uin, clientId, clock.now());
   await store.tokens.revokeForUserAndApp(uin, clientId);
   return existed;
 }

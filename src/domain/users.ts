@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { AdminUserView, UserView } from '../shared/views.js';
 import type { UserGroup } from '../shared/users.js';
-import type { Store, UserRecord } from '../storage/store.js';
+import type { SessionRecord, Store, UserRecord } from '../storage/store.js';
 import { hashPassword, needsRehash, verifySignIn } from './passwords.js';
 
 // The uin rule is shared with the pages.
@@ -43,6 +43,15 @@ export function removesAnAdmin(user: UserRecord, changes: UserChanges): boolean 
   return demoted || changes.disabled === true;
 }
 
+/**
+ * How a password was chosen. Someone who knows a password they did not choose themselves (the first start's
+ * log, an admin, a CSV import) could use it, so its owner must change it at the next sign-in
+ * (docs/security.md). A password the operator gives the command line is the operator's own business.
+ */
+export interface NewPasswordOptions {
+  readonly mustChangePassword?: boolean;
+}
+
 export class UserService {
   constructor(
     private readonly store: Store,
@@ -50,13 +59,19 @@ export class UserService {
   ) {}
 
   /** Creates a user; answers undefined when the uin is taken. */
-  async create(uin: number, password: string, group: UserGroup): Promise<UserRecord | undefined> {
+  async create(
+    uin: number,
+    password: string,
+    group: UserGroup,
+    { mustChangePassword = false }: NewPasswordOptions = {},
+  ): Promise<UserRecord | undefined> {
     const user: UserRecord = {
       uin,
       passwordHash: await hashPassword(password),
       userGroup: group,
       createdAt: this.clock.now(),
       disabled: false,
+      mustChangePassword,
     };
     return (await this.store.users.insert(user)) ? user : undefined;
   }
@@ -76,15 +91,38 @@ export class UserService {
     return user;
   }
 
-  async setPassword(uin: number, password: string): Promise<boolean> {
-    return this.store.users.update(uin, { passwordHash: await hashPassword(password) });
+  /**
+   * The user changes their own password (proven by the caller): whatever the old one let anyone obtain ends
+   * (`endAccess`) except the session making the change, and a password that had to be changed no longer has to.
+   */
+  async changeOwnPassword(uin: number, password: string, currentSessionIdHash: string): Promise<boolean> {
+    const passwordHash = await hashPassword(password);
+    if (!(await this.store.users.update(uin, { passwordHash, mustChangePassword: false }))) return false;
+    await this.endAccess(uin, currentSessionIdHash);
+    return true;
   }
 
-  /** Disabling a user signs them out everywhere; their tokens stop working at the next look-up. */
+  /**
+   * Disabling a user signs them out everywhere and revokes their tokens and codes for good: enabling them
+   * again gives back the account, not what it had granted (docs/security.md).
+   */
   async setDisabled(uin: number, disabled: boolean): Promise<boolean> {
     const changed = await this.store.users.update(uin, { disabled });
-    if (changed && disabled) await this.store.sessions.deleteForUser(uin);
+    if (changed && disabled) await this.endAccess(uin);
     return changed;
+  }
+
+  /**
+   * A security event ends access (docs/security.md): every session of the user but `keepSessionIdHash`, every
+   * code not yet redeemed, every access and refresh token. Called after the change is written, so nobody can
+   * sign in again with what was replaced. In this order: with the sessions gone no new code can be asked for,
+   * and with the codes voided no new token can be issued; a code redeemed before the void has its tokens
+   * revoked by the last step.
+   */
+  private async endAccess(uin: number, keepSessionIdHash?: string): Promise<void> {
+    await this.store.sessions.deleteForUser(uin, keepSessionIdHash);
+    await this.store.codes.voidForUser(uin, this.clock.now());
+    await this.store.tokens.revokeAllForUser(uin);
   }
 
   /**
@@ -92,12 +130,14 @@ export class UserService {
    * admin, or nobody could manage it any more (docs/interface.md#admin-api): a change that would leave none
    * is refused, and nothing is written.
    *
-   * `adminSessionIdHash`: the session of the admin making the change, which a password reset keeps.
+   * `adminSession`: the session of the admin making the change. A password reset ends every session of the
+   * user but this one, revokes their tokens and codes, and makes them choose a new password at the next
+   * sign-in — unless the admin reset their own, which they chose themselves.
    */
   async changeAsAdmin(
     uin: number,
     changes: UserChanges,
-    adminSessionIdHash: string,
+    adminSession: Pick<SessionRecord, 'uin' | 'idHash'>,
   ): Promise<AdminChangeOutcome> {
     const user = await this.store.users.find(uin);
     if (!user) return { outcome: 'not-found' };
@@ -119,14 +159,14 @@ export class UserService {
       await this.store.users.update(uin, { userGroup: user.userGroup, disabled: user.disabled });
       return { outcome: 'last-admin-raced' };
     }
-    // Disabling signs the user out everywhere; their tokens stop working at the next look-up.
-    if (disabled === true) await this.store.sessions.deleteForUser(uin);
     if (password !== undefined) {
-      await this.setPassword(uin, password);
-      // A reset usually follows a compromise: whoever held the old password is signed out everywhere —
-      // except the admin making this call, when they reset their own.
-      await this.store.sessions.deleteForUser(uin, adminSessionIdHash);
+      const passwordHash = await hashPassword(password);
+      await this.store.users.update(uin, { passwordHash, mustChangePassword: uin !== adminSession.uin });
     }
+    // Disabling ends everything the user had for good. A reset usually follows a compromise: whoever held the
+    // old password loses what it gave them — except the admin making this call, when they reset their own.
+    if (disabled === true) await this.endAccess(uin);
+    else if (password !== undefined) await this.endAccess(uin, adminSession.idHash);
     const changed = await this.store.users.find(uin);
     return changed ? { outcome: 'changed', user: changed } : { outcome: 'not-found' };
   }

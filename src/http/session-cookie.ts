@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import type { SessionRecord, UserRecord } from '../storage/store.js';
-import { notSignedIn } from './api-error.js';
+import { notSignedIn, passwordChangeRequired } from './api-error.js';
 
 /**
  * The session cookie's name. Under an https BASE_URL it carries the `__Host-` prefix (RFC 6265bis §4.1.3.2):
@@ -56,12 +56,33 @@ export interface SignedIn {
   readonly user: UserRecord;
 }
 
+export interface SignedInOptions {
+  /**
+   * A user whose password must be changed (docs/security.md) gets 403 code 9 from every call but the few
+   * that say `'allowed'` here: changing it, asking who is signed in, and signing out.
+   */
+  readonly pendingPasswordChange?: 'allowed';
+}
+
 /**
- * The signed-in user of this request, if any. With several session cookies (`a=zzz; a=<valid>`), the one that
- * names a live session is used, whatever its position; when more than one does, none is: the request is
- * ambiguous, and signing in again ends them all (docs/interface.md#sessions-and-sign-out).
+ * The signed-in user of this request, if any; 403 code 9 if their password must be changed first. With
+ * several session cookies (`a=zzz; a=<valid>`), the one that names a live session is used, whatever its
+ * position; when more than one does, none is: the request is ambiguous, and signing in again ends them all
+ * (docs/interface.md#sessions-and-sign-out).
  */
-export async function findSignedIn(ctx: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
+export async function findSignedIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: SignedInOptions = {},
+): Promise<SignedIn | undefined> {
+  const signedIn = await findLiveSession(ctx, request);
+  if (signedIn && signedIn.user.mustChangePassword && options.pendingPasswordChange !== 'allowed') {
+    throw passwordChangeRequired();
+  }
+  return signedIn;
+}
+
+async function findLiveSession(ctx: AppContext, request: FastifyRequest): Promise<SignedIn | undefined> {
   const ids = readSessionCookies(ctx, request);
   if (ids.length === 0) return undefined;
   if (ids.length === 1) {
@@ -76,9 +97,13 @@ export async function findSignedIn(ctx: AppContext, request: FastifyRequest): Pr
   return live.length === 1 ? live[0] : undefined;
 }
 
-/** The signed-in user, or 401 code -1. */
-export async function requireSignedIn(ctx: AppContext, request: FastifyRequest): Promise<SignedIn> {
-  const signedIn = await findSignedIn(ctx, request);
+/** The signed-in user, or 401 code -1; 403 code 9 if their password must be changed first. */
+export async function requireSignedIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: SignedInOptions = {},
+): Promise<SignedIn> {
+  const signedIn = await findSignedIn(ctx, request, options);
   if (!signedIn) throw notSignedIn();
   return signedIn;
 }

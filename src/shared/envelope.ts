@@ -24,7 +24,10 @@ export const EnvelopeCode = {
   Throttled: 7,
   /** 403: reserved for a second factor the call needs first (docs/interface.md#second-factor). */
   SecondFactorRequired: 8,
-  /** 403: reserved for a password that must be changed first (docs/security.md). */
+  /**
+   * 403: the password was set by someone else (first start, an admin, a CSV import) and must be changed first;
+   * only `POST /v1/account/password`, `GET /v1/account/me` and sign-out answer until then (docs/security.md).
+   */
   PasswordChangeRequired: 9,
   /** 500: internal error (logged; never detailed in the answer). */
   Internal: 99,

@@ -17,8 +17,19 @@ export interface AdminUserView extends UserView {
   readonly disabled: boolean;
 }
 
+/**
+ * Present (and true) only when the password was set by someone else and must be changed before any call but
+ * the password change, `me` and sign-out (docs/security.md).
+ */
+interface PendingPasswordChange {
+  readonly must_change_password?: true;
+}
+
+/** Who is signed in (`GET /v1/account/me`). */
+export interface MeView extends UserView, PendingPasswordChange {}
+
 /** The answer to a sign-in (`POST /v1/account/login`). */
-export interface SignedInView {
+export interface SignedInView extends PendingPasswordChange {
   readonly uin: number;
   readonly user_group: UserGroup;
 }

@@ -1,19 +1,12 @@
 /**
  * The apps table: its queries and its row mappers (docs/architecture.md#storage). `find` authenticates every
  * client on the token endpoint, so it is a hand-written statement per database: prepared on SQLite, and on
- * PostgreSQL coalesced per turn (docs/architecture.md#batching).
+ * PostgreSQL coalesced per turn (docs/architecture.md#batching). Writes are on disk before they are answered
+ * (`writeDurably`).
  */
 import type { Selectable } from 'kysely';
 import type { HotPath } from './connection.js';
-import {
-  Repository,
-  batchedLookup,
-  bit,
-  changed,
-  forDialect,
-  inserted,
-  preparedLookup,
-} from './connection.js';
+import { Repository, batchedLookup, bit, forDialect, preparedLookup, writeDurably } from './connection.js';
 import type { Database } from './schema.js';
 import type { AppRecord, AppRepository } from './store.js';
 
@@ -73,8 +66,12 @@ export class Apps extends Repository implements AppRepository {
   readonly find = forDialect(this.connection, findApp);
 
   async insert(app: AppRecord): Promise<boolean> {
-    const query = this.db.insertInto('apps').values(appRow(app));
-    return inserted(await query.onConflict((oc) => oc.column('client_id').doNothing()).executeTakeFirst());
+    const query = this.db
+      .insertInto('apps')
+      .values(appRow(app))
+      .onConflict((oc) => oc.column('client_id').doNothing());
+    const [inserted = 0] = await writeDurably(this.connection, [query.compile()]);
+    return inserted > 0;
   }
 
   async update(clientId: string, changes: AppChanges): Promise<boolean> {
@@ -86,20 +83,19 @@ export class Apps extends Repository implements AppRepository {
     if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
     if (changes.allowRefreshTokens !== undefined) set.allow_refresh_tokens = bit(changes.allowRefreshTokens);
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
-    return changed(
-      await this.db.updateTable('apps').set(set).where('client_id', '=', clientId).executeTakeFirst(),
-    );
+    const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
+    const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
+    return updated > 0;
   }
 
   /** Deletes the app with everything issued to it, in one transaction. */
   async delete(clientId: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('authorization_codes').where('client_id', '=', clientId).execute();
-      await trx.deleteFrom('access_tokens').where('client_id', '=', clientId).execute();
-      await trx.deleteFrom('refresh_tokens').where('client_id', '=', clientId).execute();
-      await trx.deleteFrom('consents').where('client_id', '=', clientId).execute();
-      return changed(await trx.deleteFrom('apps').where('client_id', '=', clientId).executeTakeFirst());
-    });
+    const tables = ['authorization_codes', 'access_tokens', 'refresh_tokens', 'consents', 'apps'] as const;
+    const changes = await writeDurably(
+      this.connection,
+      tables.map((table) => this.db.deleteFrom(table).where('client_id', '=', clientId).compile()),
+    );
+    return (changes.at(-1) ?? 0) > 0;
   }
 
   async list(): Promise<AppRecord[]> {

@@ -4,7 +4,7 @@
  * on SQLite, and on PostgreSQL coalesced per turn (docs/architecture.md#batching). Redeeming a code writes
  * tokens, so it lives in tokens.ts.
  */
-import type { Selectable } from 'kysely';
+import type { Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { HotPath } from './connection.js';
 import { Repository, batchedLookup, forDialect, preparedLookup } from './connection.js';
 import type { Database } from './schema.js';
@@ -20,6 +20,8 @@ import { toUser } from './users.js';
 const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
 
 type CodeRow = Selectable<Database['authorization_codes']>;
+
+type VoidQuery = UpdateQueryBuilder<Database, 'authorization_codes', 'authorization_codes', UpdateResult>;
 
 export function toCode(row: CodeRow): AuthorizationCodeRecord {
   return {
@@ -44,10 +46,18 @@ type CodeWithGrantorRow = CodeRow & {
   user_group: string | null;
   user_created_at: number | null;
   user_disabled: number | null;
+  user_must_change_password: number | null;
 };
 
 function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
-  const { user_password_hash, user_group, user_created_at, user_disabled, ...code } = row;
+  const {
+    user_password_hash,
+    user_group,
+    user_created_at,
+    user_disabled,
+    user_must_change_password,
+    ...code
+  } = row;
   return {
     code: toCode(code),
     user:
@@ -59,13 +69,15 @@ function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
             user_group,
             created_at: user_created_at,
             disabled: user_disabled,
+            must_change_password: user_must_change_password ?? 0,
           }),
   };
 }
 
 /** CodeWithGrantorRow's select list and joins, shared by both databases' statements. */
 const WITH_GRANTOR_COLUMNS = `c.*, u.password_hash as user_password_hash, u.user_group,
-         u.created_at as user_created_at, u.disabled as user_disabled`;
+         u.created_at as user_created_at, u.disabled as user_disabled,
+         u.must_change_password as user_must_change_password`;
 const WITH_GRANTOR_JOIN = 'left join users u on u.uin = c.uin';
 
 type FindWithGrantor = (codeHash: string) => Promise<CodeWithGrantor | undefined>;
@@ -123,6 +135,33 @@ export class Codes extends Repository implements CodeRepository {
       .where('code_hash', '=', codeHash)
       .executeTakeFirst();
     return row && toCode(row);
+  }
+
+  /*
+   * Voiding marks a code used rather than deleting it: a voided code presented later is then a replay like any
+   * other (refused, and whatever a racing redemption issued from it is revoked, RFC 9700 §4.2.4), and the row
+   * goes with the daily purge. Only codes still redeemable at `now` are touched: the `expires_at` index finds
+   * the last ten minutes' codes, so no index on `uin` (a cost on every code issued) is needed.
+   */
+  async voidForUser(uin: number, now: number): Promise<number> {
+    return this.void(now, (query) => query.where('uin', '=', uin));
+  }
+
+  async voidForUserAndApp(uin: number, clientId: string, now: number): Promise<number> {
+    return this.void(now, (query) => query.where('uin', '=', uin).where('client_id', '=', clientId));
+  }
+
+  async voidForApp(clientId: string, now: number): Promise<number> {
+    return this.void(now, (query) => query.where('client_id', '=', clientId));
+  }
+
+  private async void(now: number, which: (query: VoidQuery) => VoidQuery): Promise<number> {
+    const query = this.db
+      .updateTable('authorization_codes')
+      .set({ used_at: now })
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now);
+    return Number((await which(query).executeTakeFirst()).numUpdatedRows);
   }
 
   /** Deletes the codes a day past expiry at `now`; answers how many. */

@@ -8,6 +8,8 @@ export interface UsersTable {
   user_group: string;
   created_at: number;
   disabled: number;
+  /** 0/1; added by 0002-security-events. */
+  must_change_password: number;
 }
 
 export interface AppsTable {

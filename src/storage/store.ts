@@ -15,6 +15,11 @@ export interface UserRecord {
   readonly userGroup: UserGroup;
   readonly createdAt: number;
   readonly disabled: boolean;
+  /**
+   * The password was set by someone else (the first start, an admin, a CSV import) and must be changed before
+   * anything else (docs/security.md).
+   */
+  readonly mustChangePassword: boolean;
 }
 
 export interface AppRecord {
@@ -144,7 +149,7 @@ export interface UserRepository {
   insert(user: UserRecord): Promise<boolean>;
   update(
     uin: number,
-    changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled'>>,
+    changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled' | 'mustChangePassword'>>,
   ): Promise<boolean>;
   list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
   countAdmins(): Promise<number>;
@@ -184,6 +189,15 @@ export interface CodeRepository {
   find(codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
   /** The code exchange's read: the code and its user in one query (one round trip on PostgreSQL). */
   findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined>;
+  /**
+   * Voids the user's codes still redeemable at `now` (a security event, docs/security.md): they are marked
+   * used, so a later redemption is refused as a replay. Answers how many.
+   */
+  voidForUser(uin: number, now: number): Promise<number>;
+  /** Voids what voidForUser does, for one app only (consent withdrawn). */
+  voidForUserAndApp(uin: number, clientId: string, now: number): Promise<number>;
+  /** Voids what voidForUser does, for every user of one app (the app disabled). */
+  voidForApp(clientId: string, now: number): Promise<number>;
 }
 
 export interface TokenRepository {
@@ -221,6 +235,12 @@ export interface TokenRepository {
   revokeFamily(familyId: string): Promise<void>;
   /** Revokes everything a user granted an app (consent withdrawn). */
   revokeForUserAndApp(uin: number, clientId: string): Promise<void>;
+  /** Revokes every access and refresh token of the user, for good (password reset, user disabled). */
+  revokeAllForUser(uin: number): Promise<void>;
+  /** Revokes every access and refresh token issued to the app, for good (app disabled). */
+  revokeForApp(clientId: string): Promise<void>;
+  /** Revokes the app's refresh tokens, for good (refresh tokens switched off for it). */
+  revokeRefreshForApp(clientId: string): Promise<void>;
 }
 
 export interface ConsentRepository {

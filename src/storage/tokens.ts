@@ -261,6 +261,36 @@ export class Tokens extends Repository implements TokenRepository {
     });
   }
 
+  async revokeAllForUser(uin: number): Promise<void> {
+    await this.revokeWhere(['access_tokens', 'refresh_tokens'], 'uin', uin);
+  }
+
+  async revokeForApp(clientId: string): Promise<void> {
+    await this.revokeWhere(['access_tokens', 'refresh_tokens'], 'client_id', clientId);
+  }
+
+  async revokeRefreshForApp(clientId: string): Promise<void> {
+    await this.revokeWhere(['refresh_tokens'], 'client_id', clientId);
+  }
+
+  /** Revokes the unrevoked rows of `tables` whose `column` is `value`, in one transaction (indexed columns). */
+  private async revokeWhere(
+    tables: readonly ('access_tokens' | 'refresh_tokens')[],
+    column: 'uin' | 'client_id',
+    value: number | string,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const table of tables) {
+        await trx
+          .updateTable(table)
+          .set({ revoked: 1 })
+          .where(column, '=', value)
+          .where('revoked', '=', 0)
+          .execute();
+      }
+    });
+  }
+
   /** Deletes the access and refresh tokens expired at `now`; answers how many of each. */
   async purgeExpired(now: number): Promise<{ accessTokens: number; refreshTokens: number }> {
     const count = async (table: 'access_tokens' | 'refresh_tokens'): Promise<number> =>

@@ -1,10 +1,11 @@
 /**
  * The users table: its queries and its row mapper (docs/architecture.md#storage). `find` is on the hot path
- * of the code exchange and of user information, so it is a hand-written statement per database.
+ * of the code exchange and of user information, so it is a hand-written statement per database. Writes are
+ * on disk before they are answered (`writeDurably`).
  */
 import { type Selectable, sql } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, bit, changed, forDialect, inserted, preparedLookup } from './connection.js';
+import { Repository, bit, forDialect, preparedLookup, writeDurably } from './connection.js';
 import type { Database } from './schema.js';
 import type { UserGroup, UserListQuery, UserRecord, UserRepository } from './store.js';
 
@@ -17,6 +18,7 @@ export function toUser(row: UserRow): UserRecord {
     userGroup: row.user_group as UserGroup,
     createdAt: Number(row.created_at),
     disabled: row.disabled === 1,
+    mustChangePassword: row.must_change_password === 1,
   };
 }
 
@@ -43,7 +45,7 @@ export class Users extends Repository implements UserRepository {
   readonly find = forDialect(this.connection, findUser);
 
   async insert(user: UserRecord): Promise<boolean> {
-    const result = await this.db
+    const query = this.db
       .insertInto('users')
       .values({
         uin: user.uin,
@@ -51,22 +53,26 @@ export class Users extends Repository implements UserRepository {
         user_group: user.userGroup,
         created_at: user.createdAt,
         disabled: bit(user.disabled),
+        must_change_password: bit(user.mustChangePassword),
       })
-      .onConflict((oc) => oc.column('uin').doNothing())
-      .executeTakeFirst();
-    return inserted(result);
+      .onConflict((oc) => oc.column('uin').doNothing());
+    const [inserted = 0] = await writeDurably(this.connection, [query.compile()]);
+    return inserted > 0;
   }
 
   async update(
     uin: number,
-    changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled'>>,
+    changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled' | 'mustChangePassword'>>,
   ): Promise<boolean> {
     const set: Partial<Database['users']> = {};
     if (changes.passwordHash !== undefined) set.password_hash = changes.passwordHash;
     if (changes.userGroup !== undefined) set.user_group = changes.userGroup;
     if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
+    if (changes.mustChangePassword !== undefined) set.must_change_password = bit(changes.mustChangePassword);
     if (Object.keys(set).length === 0) return (await this.find(uin)) !== undefined;
-    return changed(await this.db.updateTable('users').set(set).where('uin', '=', uin).executeTakeFirst());
+    const query = this.db.updateTable('users').set(set).where('uin', '=', uin);
+    const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
+    return updated > 0;
   }
 
   async list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {

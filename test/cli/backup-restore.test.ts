@@ -71,6 +71,7 @@ describe('campus-sso backup FILE', () => {
           userGroup: 'user',
           createdAt: Date.now(),
           disabled: false,
+          mustChangePassword: false,
         });
       for (let i = 0; i < 2000; i++) await writeOne();
       const before = next;

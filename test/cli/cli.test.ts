@@ -10,6 +10,7 @@ import { createAppContext } from '../../src/app-context.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openStore } from '../../src/storage/open-store.js';
+import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { IN_CI, postgresProblem } from '../helpers/databases.js';
 import { freshPostgresSchema, TEST_SECRET_KEY } from '../helpers/server.js';
 import { Browser } from '../helpers/http.js';
@@ -65,7 +66,11 @@ describe('campus-sso user add', () => {
     expect(printed.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     await withContext(async (ctx) => {
       // The final line break is not part of the password.
-      expect(await ctx.users.authenticate(1010553892, PASSWORD)).toMatchObject({ userGroup: 'admin' });
+      // The operator chose the password: it need not be changed at the first sign-in.
+      expect(await ctx.users.authenticate(1010553892, PASSWORD)).toMatchObject({
+        userGroup: 'admin',
+        mustChangePassword: false,
+      });
       expect(await ctx.users.authenticate(1010553892, `${PASSWORD}\n`)).toBeUndefined();
     });
   });
@@ -231,7 +236,9 @@ describe('campus-sso migrate', () => {
   it('prints the migrations it applied, then applies nothing the second time', async () => {
     const first = await cli(['migrate']);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-initial'] });
+    expect(JSON.parse(first.stdout)).toEqual({
+      applied: Object.keys(await migrationProvider.getMigrations()).sort(),
+    });
     const second = await cli(['migrate']);
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ applied: [] });
@@ -241,7 +248,7 @@ describe('campus-sso migrate', () => {
     const results = await Promise.all(Array.from({ length: 4 }, () => cli(['migrate'])));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     const applied = results.flatMap((result) => (JSON.parse(result.stdout) as { applied: string[] }).applied);
-    expect(applied).toEqual(['0001-initial']);
+    expect(applied.sort()).toEqual(Object.keys(await migrationProvider.getMigrations()).sort());
   });
 });
 
@@ -275,14 +282,23 @@ describe('campus-sso serve', () => {
       expect(admin?.password.length).toBeGreaterThanOrEqual(16);
       expect(serve.stdout.match(new RegExp(FIRST_ADMIN, 'g'))).toHaveLength(1);
 
-      // The generated password signs in.
+      // The generated password signs in, and must be changed before anything else (it is in the log).
       const browser = new Browser(baseUrl);
       const login = await browser.login(admin?.uin ?? 0, admin?.password ?? '');
       expect(login.status).toBe(200);
       expect(((await login.json()) as { data: unknown }).data).toEqual({
         uin: admin?.uin,
         user_group: 'admin',
+        must_change_password: true,
       });
+      const refused = await browser.call('GET', '/v1/admin/users');
+      expect([refused.status, ((await refused.json()) as { code: number }).code]).toEqual([403, 9]);
+      const change = await browser.call('POST', '/v1/account/password', {
+        current_password: admin?.password,
+        new_password: 'the new admin passphrase',
+      });
+      expect(change.status).toBe(200);
+      expect((await browser.call('GET', '/v1/admin/users')).status).toBe(200);
 
       expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
       expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);

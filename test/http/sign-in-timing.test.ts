@@ -51,6 +51,7 @@ describe.each(DATABASES)('POST /v1/account/login refusals (%s)', (database) => {
       userGroup: 'user',
       createdAt: now,
       disabled: false,
+      mustChangePassword: false,
     });
     await server.ctx.users.create(disabled, PASSWORD, 'user');
     await server.ctx.users.setDisabled(disabled, true);

@@ -357,15 +357,17 @@ describeOnDatabases('legacy interface', { client: true, user: 'admin' }, (fixtur
       expect((await userInfo(`Bearer ${access_token}`)).status).toBe(401);
     });
 
-    it('stops answering when the app is disabled or deleted', async () => {
+    it('stops answering when the app is disabled, for good, or deleted', async () => {
       const app = await registerClient(server);
       const { access_token } = await tokensFor(server, browser, app);
-      await server.ctx.store.apps.update(app.clientId, { disabled: true });
+      await server.ctx.apps.change(app.clientId, { disabled: true });
       expect((await userInfo(`Bearer ${access_token}`)).status).toBe(401);
-      await server.ctx.store.apps.update(app.clientId, { disabled: false });
-      expect((await userInfo(`Bearer ${access_token}`)).status).toBe(200);
+      await server.ctx.apps.change(app.clientId, { disabled: false });
+      expect((await userInfo(`Bearer ${access_token}`)).status).toBe(401);
+      const { access_token: issuedAfter } = await tokensFor(server, browser, app);
+      expect((await userInfo(`Bearer ${issuedAfter}`)).status).toBe(200);
       await server.ctx.store.apps.delete(app.clientId);
-      expect((await userInfo(`Bearer ${access_token}`)).status).toBe(401);
+      expect((await userInfo(`Bearer ${issuedAfter}`)).status).toBe(401);
     });
 
     it('stops answering when the user withdraws consent', async () => {

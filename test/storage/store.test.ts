@@ -15,6 +15,7 @@ import type {
 } from '../../src/storage/store.js';
 import { type OpenedStore, openFreshStore } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/fixture.js';
+import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { openStore } from '../../src/storage/open-store.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0, 123);
@@ -22,6 +23,8 @@ const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 const MAX_UIN = Number.MAX_SAFE_INTEGER; // 2^53 − 1
 const QQ_UIN = 1010553892; // > 2^31, as the previous system's QQ numbers
+/** Every migration, in the order they run (by name). */
+const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
 
 let serial = 0;
 const unique = (prefix: string): string => `${prefix}-${++serial}-${Math.random().toString(36).slice(2, 8)}`;
@@ -33,6 +36,7 @@ function user(uin: number, overrides: Partial<UserRecord> = {}): UserRecord {
     userGroup: 'user',
     createdAt: NOW,
     disabled: false,
+    mustChangePassword: false,
     ...overrides,
   };
 }
@@ -133,7 +137,7 @@ describeEachDatabase('Store', (database) => {
     it('applies the migrations on an empty database, then is a no-op the second time', async () => {
       const fresh = await openFreshStore(database);
       try {
-        expect(await fresh.store.migrate()).toEqual(['0001-initial']);
+        expect(await fresh.store.migrate()).toEqual(ALL_MIGRATIONS);
         await fresh.store.users.insert(user(10001));
         expect(await fresh.store.migrate()).toEqual([]);
         expect(await fresh.store.users.find(10001)).toEqual(user(10001));
@@ -148,7 +152,7 @@ describeEachDatabase('Store', (database) => {
         const second = openStore({ kind: 'postgres', url: fresh.url });
         try {
           const [a, b] = await Promise.all([fresh.store.migrate(), second.migrate()]);
-          expect([...a, ...b]).toEqual(['0001-initial']);
+          expect([...a, ...b].sort()).toEqual(ALL_MIGRATIONS);
           await expect(second.users.insert(user(10001))).resolves.toBe(true);
         } finally {
           await second.close();
@@ -161,8 +165,8 @@ describeEachDatabase('Store', (database) => {
         const first = await openFreshStore(database);
         const second = await openFreshStore(database);
         try {
-          expect(await first.store.migrate()).toEqual(['0001-initial']);
-          expect(await second.store.migrate()).toEqual(['0001-initial']);
+          expect(await first.store.migrate()).toEqual(ALL_MIGRATIONS);
+          expect(await second.store.migrate()).toEqual(ALL_MIGRATIONS);
         } finally {
           await second.dispose();
           await first.dispose();
@@ -247,6 +251,15 @@ describeEachDatabase('Store', (database) => {
         expect(await store.users.update(99999, { disabled: true })).toBe(false);
         expect(await store.users.update(99999, {})).toBe(false);
         expect(await store.users.find(99999)).toBeUndefined();
+      });
+
+      it('stores whether the password must be changed, and updates it', async () => {
+        await store.users.insert(user(10001, { mustChangePassword: true }));
+        expect(await store.users.find(10001)).toEqual(user(10001, { mustChangePassword: true }));
+        expect(await store.users.update(10001, { passwordHash: 'new-hash', mustChangePassword: false })).toBe(
+          true,
+        );
+        expect(await store.users.find(10001)).toEqual(user(10001, { passwordHash: 'new-hash' }));
       });
 
       it('lists users ordered by uin, with a uin-prefix search, a group filter, paging and the total', async () => {
@@ -881,6 +894,127 @@ describeEachDatabase('Store', (database) => {
           [false, false],
           [false, false],
         ]);
+      });
+
+      describe('security events', () => {
+        /** One access and one refresh token for each (uin, clientId), through redeemed codes. */
+        async function issue(
+          grants: ReadonlyArray<readonly [number, string]>,
+        ): Promise<Array<{ access: AccessTokenRecord; refresh: RefreshTokenRecord }>> {
+          const issued = [];
+          for (const [who, client] of grants) {
+            const c = code(client, who);
+            await store.codes.insert(c);
+            const access = accessToken(client, who);
+            const refresh = refreshToken(client, who);
+            expect(await store.tokens.redeemCode(c.codeHash, NOW, access, refresh)).toBe(true);
+            issued.push({ access, refresh });
+          }
+          return issued;
+        }
+
+        async function revokedFlags(
+          issued: Array<{ access: AccessTokenRecord; refresh: RefreshTokenRecord }>,
+        ): Promise<Array<[boolean | undefined, boolean | undefined]>> {
+          return Promise.all(
+            issued.map(async ({ access, refresh }): Promise<[boolean | undefined, boolean | undefined]> => [
+              (await store.tokens.findAccessToken(access.tokenHash))?.revoked,
+              (await store.tokens.findRefreshToken(refresh.tokenHash))?.revoked,
+            ]),
+          );
+        }
+
+        async function twoUsersTwoApps(): Promise<{ clientId: string }> {
+          const { clientId } = await userAndApp(10001);
+          await store.users.insert(user(10002));
+          await store.apps.insert(app('other-app'));
+          return { clientId };
+        }
+
+        it('revokeAllForUser revokes every access and refresh token of that user, for every app', async () => {
+          const { clientId } = await twoUsersTwoApps();
+          const issued = await issue([
+            [10001, clientId],
+            [10001, 'other-app'],
+            [10002, clientId],
+          ]);
+          await store.tokens.revokeAllForUser(10001);
+          expect(await revokedFlags(issued)).toEqual([
+            [true, true],
+            [true, true],
+            [false, false],
+          ]);
+        });
+
+        it('revokeForApp revokes every access and refresh token of that app, for every user', async () => {
+          const { clientId } = await twoUsersTwoApps();
+          const issued = await issue([
+            [10001, clientId],
+            [10002, clientId],
+            [10001, 'other-app'],
+          ]);
+          await store.tokens.revokeForApp(clientId);
+          expect(await revokedFlags(issued)).toEqual([
+            [true, true],
+            [true, true],
+            [false, false],
+          ]);
+        });
+
+        it("revokeRefreshForApp revokes that app's refresh tokens only, leaving its access tokens", async () => {
+          const { clientId } = await twoUsersTwoApps();
+          const issued = await issue([
+            [10001, clientId],
+            [10002, clientId],
+            [10001, 'other-app'],
+          ]);
+          await store.tokens.revokeRefreshForApp(clientId);
+          expect(await revokedFlags(issued)).toEqual([
+            [false, true],
+            [false, true],
+            [false, false],
+          ]);
+        });
+
+        it("voidForUser marks that user's redeemable codes used, leaving used, expired and other codes", async () => {
+          const { clientId } = await twoUsersTwoApps();
+          const mine = [code(clientId, 10001), code('other-app', 10001)];
+          const used = code(clientId, 10001, { usedAt: NOW - 1000 });
+          const expired = code(clientId, 10001, { expiresAt: NOW - 1 });
+          const theirs = code(clientId, 10002);
+          for (const c of [...mine, used, expired, theirs]) await store.codes.insert(c);
+
+          expect(await store.codes.voidForUser(10001, NOW)).toBe(2);
+
+          for (const c of mine) expect((await store.codes.find(c.codeHash))?.usedAt).toBe(NOW);
+          expect((await store.codes.find(used.codeHash))?.usedAt).toBe(NOW - 1000);
+          expect((await store.codes.find(expired.codeHash))?.usedAt).toBeNull();
+          expect((await store.codes.find(theirs.codeHash))?.usedAt).toBeNull();
+          // A voided code can no longer be redeemed: it counts as used.
+          expect(
+            await store.tokens.redeemCode(mine[0]!.codeHash, NOW, accessToken(clientId, 10001), undefined),
+          ).toBe(false);
+        });
+
+        it("voidForUserAndApp voids that user's codes for that app only", async () => {
+          const { clientId } = await twoUsersTwoApps();
+          const target = code(clientId, 10001);
+          const others = [code('other-app', 10001), code(clientId, 10002)];
+          for (const c of [target, ...others]) await store.codes.insert(c);
+          expect(await store.codes.voidForUserAndApp(10001, clientId, NOW)).toBe(1);
+          expect((await store.codes.find(target.codeHash))?.usedAt).toBe(NOW);
+          for (const c of others) expect((await store.codes.find(c.codeHash))?.usedAt).toBeNull();
+        });
+
+        it("voidForApp voids that app's codes for every user only", async () => {
+          const { clientId } = await twoUsersTwoApps();
+          const targets = [code(clientId, 10001), code(clientId, 10002)];
+          const other = code('other-app', 10001);
+          for (const c of [...targets, other]) await store.codes.insert(c);
+          expect(await store.codes.voidForApp(clientId, NOW)).toBe(2);
+          for (const c of targets) expect((await store.codes.find(c.codeHash))?.usedAt).toBe(NOW);
+          expect((await store.codes.find(other.codeHash))?.usedAt).toBeNull();
+        });
       });
     });
 

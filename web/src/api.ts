@@ -12,13 +12,14 @@ import type {
   AppInfoView,
   AppView,
   ConsentView,
+  MeView,
   SignedInView,
   UserView,
 } from '../../src/shared/views';
 
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
-export type { AdminUserView, AppInfoView, AppView, ConsentView, SignedInView, UserView };
+export type { AdminUserView, AppInfoView, AppView, ConsentView, MeView, SignedInView, UserView };
 
 /** The authorization request's parameters, passed through to `POST /v1/oauth2/authorize` unchanged. */
 export interface AuthorizationParams {
@@ -71,6 +72,16 @@ export class NetworkError extends Error {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+let passwordChangeRequired: () => void = () => undefined;
+
+/**
+ * Called whenever a call answers code 9 (the password must be changed first), so the pages can show the
+ * change form wherever the user is (session.ts).
+ */
+export function onPasswordChangeRequired(listener: () => void): void {
+  passwordChangeRequired = listener;
+}
+
 async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const init: RequestInit = { method, credentials: 'same-origin', cache: 'no-store', headers };
@@ -93,6 +104,7 @@ async function call<T>(method: Method, path: string, body?: unknown): Promise<T>
   const code =
     typeof envelope.code === 'number' ? envelope.code : response.ok ? EnvelopeCode.Ok : EnvelopeCode.Internal;
   if (!response.ok || code !== EnvelopeCode.Ok) {
+    if (code === EnvelopeCode.PasswordChangeRequired) passwordChangeRequired();
     const retryAfter = Number.parseInt(response.headers.get('Retry-After') ?? '', 10);
     throw new ApiError(
       response.status,
@@ -120,7 +132,7 @@ export const api = {
   login: (uin: number, password: string) =>
     call<SignedInView>('POST', '/v1/account/login', { uin, password }),
   logout: () => call<object>('POST', '/v1/account/logout', {}),
-  me: () => call<UserView>('GET', '/v1/account/me'),
+  me: () => call<MeView>('GET', '/v1/account/me'),
   changePassword: (current_password: string, new_password: string) =>
     call<object>('POST', '/v1/account/password', { current_password, new_password }),
   consents: () => call<{ consents: ConsentView[] }>('GET', '/v1/account/consents'),

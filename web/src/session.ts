@@ -2,12 +2,18 @@
  * Who is signed in, shared by every page: `null` when nobody is, `undefined` until the first answer.
  */
 import { ref } from 'vue';
-import { api, EnvelopeCode, ApiError, type UserView } from './api';
+import { api, EnvelopeCode, ApiError, type MeView, onPasswordChangeRequired } from './api';
 
-export const me = ref<UserView | null | undefined>(undefined);
+/** With `must_change_password`, the pages show the password change first (ForcedPasswordChange.vue). */
+export const me = ref<MeView | null | undefined>(undefined);
+
+// A call refused with code 9 means the password must be changed first, whatever `me` said before.
+onPasswordChangeRequired(() => {
+  if (me.value) me.value = { ...me.value, must_change_password: true };
+});
 
 /** Asks the server who is signed in; a 401 means nobody (not an error). */
-export async function loadMe(): Promise<UserView | null> {
+export async function loadMe(): Promise<MeView | null> {
   try {
     me.value = await api.me();
   } catch (error) {
@@ -22,10 +28,10 @@ export async function signOut(): Promise<void> {
   me.value = null;
 }
 
-let firstLoad: Promise<UserView | null> | undefined;
+let firstLoad: Promise<MeView | null> | undefined;
 
 /** The signed-in user, asking the server only the first time (pages call this on entry). */
-export function ensureMe(): Promise<UserView | null> {
+export function ensureMe(): Promise<MeView | null> {
   if (me.value !== undefined) return Promise.resolve(me.value);
   firstLoad ??= loadMe().finally(() => {
     firstLoad = undefined;

@@ -116,6 +116,18 @@ const en = {
     revoked: '{app} can no longer use your account.',
     signOut: 'Sign out',
   },
+  forcedChange: {
+    title: 'Choose your own password',
+    intro:
+      'Your password was set by someone else (an administrator, or the first start). Choose one only you know before you continue.',
+    continueTo:
+      'Your password was set by someone else. Choose one only you know, then you will continue to {app}.',
+    given: 'Password you were given',
+    givenRequired: 'Enter the password you signed in with.',
+    submit: 'Change password and continue',
+    refused: 'This password cannot be used: {reason}',
+    signOut: 'Sign out instead',
+  },
   admin: {
     title: 'Administration',
     adminsOnly: 'Administrators only',

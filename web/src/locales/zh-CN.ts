@@ -112,6 +112,16 @@ const zhCN: MessageSchema = {
     revoked: '{app} 已无法再使用你的账号。',
     signOut: '退出登录',
   },
+  forcedChange: {
+    title: '设置你自己的密码',
+    intro: '你的密码是由他人设置的（管理员或首次启动时生成）。请先设置一个只有你知道的密码，再继续。',
+    continueTo: '你的密码是由他人设置的。请先设置一个只有你知道的密码，然后将继续前往 {app}。',
+    given: '收到的密码',
+    givenRequired: '请输入你刚才登录用的密码。',
+    submit: '修改密码并继续',
+    refused: '不能使用这个密码：{reason}',
+    signOut: '改为退出登录',
+  },
   admin: {
     title: '管理',
     adminsOnly: '仅限管理员',

@@ -19,7 +19,7 @@ export const consentRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { params: Type.Object({ client_id: ClientIdParam }) }, config: { csrf: true } },
     async (request) => {
       const { user } = await requireSignedIn(ctx, request);
-      if (!(await withdrawConsent(ctx.store, user.uin, request.params.client_id))) {
+      if (!(await withdrawConsent(ctx.store, ctx.clock, user.uin, request.params.client_id))) {
         throw notFound('you have not authorized this app');
       }
       return ok({});

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isValidUin, userView } from '../../../domain/users.js';
-import type { SignedInView } from '../../../shared/views.js';
+import type { MeView, SignedInView } from '../../../shared/views.js';
 import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -41,7 +41,12 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       const { id } = await ctx.sessions.start(user.uin);
       setSessionCookie(ctx, reply, id);
       request.log.info({ uin }, 'signed in');
-      const signedIn: SignedInView = { uin: user.uin, user_group: user.userGroup };
+      const signedIn: SignedInView = {
+        uin: user.uin,
+        user_group: user.userGroup,
+        // docs/security.md: signed in, but every other call answers code 9 until the password is changed.
+        ...(user.mustChangePassword && { must_change_password: true as const }),
+      };
       return ok(signedIn);
     },
   );
@@ -54,12 +59,16 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.get('/v1/account/me', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    const signedIn = await findSignedIn(ctx, request);
+    const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
     if (!signedIn) {
       // A stale cookie is cleared so the browser stops sending it.
       if (readSessionCookies(ctx, request).length > 0) clearSessionCookie(ctx, reply);
       throw notSignedIn();
     }
-    return ok(userView(signedIn.user));
+    const me: MeView = {
+      ...userView(signedIn.user),
+      ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
+    };
+    return ok(me);
   });
 };

@@ -11,13 +11,17 @@ const ChangePasswordBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** The signed-in user changes their own password, proving the current one first. */
+/**
+ * The signed-in user changes their own password, proving the current one first. Their other sessions, codes
+ * and tokens end (UserService.changeOwnPassword); this session stays. The one call, with `me` and sign-out,
+ * that a user whose password must be changed may make.
+ */
 export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/account/password',
     { schema: { body: ChangePasswordBody }, config: { csrf: true } },
     async (request) => {
-      const { user } = await requireSignedIn(ctx, request);
+      const { user, session } = await requireSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
       const problem = passwordProblem(request.body.new_password, user.uin);
       if (problem) throw badRequest(`new_password: ${problem}`);
       // The current password is a password guess like any other: throttled the same way.
@@ -28,7 +32,8 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
         throw wrongCredentials();
       }
       await ctx.loginThrottle.succeeded(attempt);
-      await ctx.users.setPassword(user.uin, request.body.new_password);
+      await ctx.users.changeOwnPassword(user.uin, request.body.new_password, session.idHash);
+      request.log.info({ uin: user.uin }, 'password changed; other sessions, codes and tokens ended');
       return ok({});
     },
   );

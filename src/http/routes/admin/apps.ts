@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { appView } from '../../../domain/apps.js';
+import { type AppChanges, appView } from '../../../domain/apps.js';
 import { isSingleEmoji } from '../../../domain/emoji.js';
 import { redirectUrisProblem } from '../../../domain/redirect-uris.js';
 import type { AppRecord } from '../../../storage/store.js';
@@ -89,7 +89,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const { client_id: clientId } = request.params;
       const body = request.body;
-      const changes: Parameters<typeof ctx.store.apps.update>[1] = {
+      const changes: AppChanges = {
         ...(body.name !== undefined && { name: checkedName(body.name) }),
         ...(body.emoji !== undefined && { emoji: checkedEmoji(body.emoji) }),
         ...(body.redirect_uris !== undefined && { redirectUris: checkedRedirectUris(body.redirect_uris) }),
@@ -99,8 +99,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (Object.keys(changes).length === 0) {
         throw badRequest('send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens');
       }
-      if (!(await ctx.store.apps.update(clientId, changes)))
-        throw notFound(`no app with client_id ${clientId}`);
+      if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
       return ok({ app: appView(await findApp(clientId)) });
     },
   );

@@ -78,10 +78,11 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post('/v1/admin/users', { schema: { body: NewUserBody }, config: { csrf: true } }, async (request) => {
     const { uin, password, user_group: group } = request.body;
     checkedPassword(password, uin);
-    // Look first so a taken uin costs no password hash; create() still refuses one taken meanwhile.
+    // Look first so a taken uin costs no password hash; create() still refuses one taken meanwhile. The admin
+    // knows the password, so the user must change it at the next sign-in (docs/security.md).
     const created = (await ctx.store.users.find(uin))
       ? undefined
-      : await ctx.users.create(uin, password, group);
+      : await ctx.users.create(uin, password, group, { mustChangePassword: true });
     if (!created) throw conflict(`a user with uin ${uin} already exists`);
     return ok({ user: adminUserView(created) });
   });
@@ -98,7 +99,7 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
       if (password !== undefined) checkedPassword(password, uin);
 
       const { session } = currentAdminSession(request);
-      const changed = await ctx.users.changeAsAdmin(uin, { userGroup, disabled, password }, session.idHash);
+      const changed = await ctx.users.changeAsAdmin(uin, { userGroup, disabled, password }, session);
       switch (changed.outcome) {
         case 'not-found':
           throw notFound(`no user with uin ${uin}`);

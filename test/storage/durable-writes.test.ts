@@ -1,0 +1,124 @@
+/**
+ * User and app writes on SQLite are on disk before they are answered: each commits with
+ * `synchronous = FULL` (which flushes the WAL), while every other write keeps `synchronous = NORMAL`
+ * (src/storage/connection.ts `writeDurably`).
+ */
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AppRecord, UserRecord } from '../../src/storage/store.js';
+import { type OpenedStore, openFreshStore } from '../helpers/databases.js';
+
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0, 123);
+
+const USER: UserRecord = {
+  uin: 10001,
+  passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$hash',
+  userGroup: 'user',
+  createdAt: NOW,
+  disabled: false,
+  mustChangePassword: false,
+};
+
+const APP: AppRecord = {
+  clientId: 'durableClient0001',
+  name: 'Library',
+  emoji: '📚',
+  secretHash: 'a'.repeat(64),
+  redirectUris: ['https://app.example.edu/callback'],
+  createdAt: NOW,
+  disabled: false,
+  allowRefreshTokens: true,
+};
+
+type Event = string;
+
+describe('user and app writes on SQLite', () => {
+  let opened: OpenedStore;
+  let events: Event[];
+
+  beforeEach(async () => {
+    opened = await openFreshStore('sqlite');
+    await opened.store.migrate();
+    events = [];
+    const pragma = SqliteDatabase.prototype.pragma;
+    vi.spyOn(SqliteDatabase.prototype, 'pragma').mockImplementation(function (
+      this: SqliteDatabase.Database,
+      source: string,
+      options?: SqliteDatabase.PragmaOptions,
+    ) {
+      if (source.startsWith('synchronous =')) {
+        events.push(`${source}${this.inTransaction ? ' (inside a transaction)' : ''}`);
+      }
+      return pragma.call(this, source, options);
+    });
+    const prepare = SqliteDatabase.prototype.prepare;
+    vi.spyOn(SqliteDatabase.prototype, 'prepare').mockImplementation(function (
+      this: SqliteDatabase.Database,
+      source: string,
+    ) {
+      const verb = /^\s*(insert into|update|delete from) "?(\w+)/i.exec(source);
+      if (verb) events.push(`${verb[1]!.toLowerCase()} ${verb[2]}`);
+      return prepare.call(this, source);
+    } as typeof prepare);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await opened?.dispose();
+  });
+
+  it('commit at synchronous = FULL, set back to NORMAL once committed', async () => {
+    const { store } = opened;
+    expect(await store.users.insert(USER)).toBe(true);
+    expect(await store.users.update(USER.uin, { disabled: true })).toBe(true);
+    expect(await store.apps.insert(APP)).toBe(true);
+    expect(await store.apps.update(APP.clientId, { name: 'Library 2' })).toBe(true);
+    expect(events).toEqual([
+      'synchronous = FULL',
+      'insert into users',
+      'synchronous = NORMAL',
+      'synchronous = FULL',
+      'update users',
+      'synchronous = NORMAL',
+      'synchronous = FULL',
+      'insert into apps',
+      'synchronous = NORMAL',
+      'synchronous = FULL',
+      'update apps',
+      'synchronous = NORMAL',
+    ]);
+    expect(await store.users.find(USER.uin)).toEqual({ ...USER, disabled: true });
+    expect((await store.apps.find(APP.clientId))?.name).toBe('Library 2');
+  });
+
+  it('deletes an app with everything issued to it in one FULL commit', async () => {
+    const { store } = opened;
+    await store.apps.insert(APP);
+    events = [];
+    expect(await store.apps.delete(APP.clientId)).toBe(true);
+    expect(events).toEqual([
+      'synchronous = FULL',
+      'delete from authorization_codes',
+      'delete from access_tokens',
+      'delete from refresh_tokens',
+      'delete from consents',
+      'delete from apps',
+      'synchronous = NORMAL',
+    ]);
+    expect(await store.apps.find(APP.clientId)).toBeUndefined();
+    expect(await store.apps.delete(APP.clientId)).toBe(false);
+  });
+
+  it('leave every other write at synchronous = NORMAL', async () => {
+    const { store } = opened;
+    await store.users.insert(USER);
+    events = [];
+    await store.sessions.insert({
+      idHash: 'session-1',
+      uin: USER.uin,
+      createdAt: NOW,
+      expiresAt: NOW + 1000,
+    });
+    await store.throttles.hit('uin:10001', NOW, NOW - 1000);
+    expect(events.filter((event) => event.startsWith('synchronous'))).toEqual([]);
+  });
+});
