@@ -2,10 +2,20 @@
  * Configuration is read from the environment exactly once, here, and validated into one typed object
  * (docs/interface.md#configuration). Nothing else in the code base reads `process.env`.
  */
+import { dirname, join } from 'node:path';
+import { USER_GROUPS } from '../shared/users.js';
 
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly file: string; readonly url: string }
   | { readonly kind: 'postgres'; readonly url: string };
+
+/**
+ * Where the key-encryption key comes from (docs/security.md): SECRET_KEY itself, or a file holding it. It
+ * encrypts secrets kept at rest (TOTP secrets), so that a copy of the database alone reveals none of them.
+ */
+export type SecretKeySource =
+  | { readonly kind: 'value'; readonly value: string }
+  | { readonly kind: 'file'; readonly path: string; readonly createIfMissing: boolean };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -29,6 +39,13 @@ export interface Config {
    * (README.md#configuration). Idle keep-alive connections are closed at once, not waited for.
    */
   readonly shutdownTimeout: number;
+  /** The key-encryption key's source (SECRET_KEY or SECRET_KEY_FILE). */
+  readonly secretKey: SecretKeySource;
+  /**
+   * Groups whose members need a second factor before any admin call works (docs/interface.md#second-factor);
+   * MFA_REQUIRED_GROUPS, default `admin`, empty for none.
+   */
+  readonly mfaRequiredGroups: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -123,17 +140,66 @@ function readHost(env: Env): string {
   return raw;
 }
 
+/** The shortest SECRET_KEY accepted: 32 characters, e.g. `openssl rand -base64 32` (44). */
+export const MIN_SECRET_KEY_LENGTH = 32;
+
+/**
+ * SECRET_KEY (a value shared by every instance) or SECRET_KEY_FILE (default: beside the SQLite database, i.e.
+ * ./data/secret.key with the default DATABASE_URL; created on first use). Several instances on one PostgreSQL
+ * database must share SECRET_KEY: without it each reads its own ./data/secret.key.
+ */
+function readSecretKey(env: Env, database: DatabaseConfig): SecretKeySource {
+  const value = env.SECRET_KEY;
+  const file = env.SECRET_KEY_FILE;
+  const hasValue = value !== undefined && value !== '';
+  const hasFile = file !== undefined && file !== '';
+  if (hasValue && hasFile) throw new ConfigError('set SECRET_KEY or SECRET_KEY_FILE, not both');
+  if (hasValue) {
+    if (value.trim().length < MIN_SECRET_KEY_LENGTH) {
+      throw new ConfigError(
+        `SECRET_KEY must be at least ${MIN_SECRET_KEY_LENGTH} characters (generate one with: openssl rand -base64 32)`,
+      );
+    }
+    return { kind: 'value', value: value.trim() };
+  }
+  if (hasFile) return { kind: 'file', path: file, createIfMissing: database.kind === 'sqlite' };
+  const beside = database.kind === 'sqlite' ? dirname(database.file) : './data';
+  return { kind: 'file', path: join(beside, 'secret.key'), createIfMissing: true };
+}
+
+/**
+ * MFA_REQUIRED_GROUPS: a comma-separated list of groups (a user's `user_group`, e.g. `admin`); unset means
+ * `admin`, empty means none.
+ */
+function readMfaRequiredGroups(env: Env): readonly string[] {
+  const raw = env.MFA_REQUIRED_GROUPS;
+  if (raw === undefined) return ['admin'];
+  const groups = raw
+    .split(',')
+    .map((group) => group.trim())
+    .filter((group) => group !== '');
+  for (const group of groups) {
+    if (!/^[a-z0-9._-]{1,64}$/.test(group)) {
+      throw new ConfigError(
+        `MFA_REQUIRED_GROUPS must be group names such as ${USER_GROUPS.join(',')} separated by commas, got "${raw}"`,
+      );
+    }
+  }
+  return groups;
+}
+
 /** Reads and validates the configuration; throws a ConfigError with a one-line message on a bad value. */
 export function loadConfig(env: Env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
   const baseUrl = readBaseUrl(env, port);
+  const database = readDatabase(env);
   return {
     port,
     host: readHost(env),
     baseUrl,
     issuer: baseUrl,
     secureCookies: baseUrl.startsWith('https:'),
-    database: readDatabase(env),
+    database,
     accessTokenTtl: readInteger(env, 'ACCESS_TOKEN_TTL', 7200, 60, 31_536_000),
     refreshTokenTtl: readInteger(env, 'REFRESH_TOKEN_TTL', 30 * 24 * 3600, 60, 31_536_000),
     sessionTtl: readInteger(env, 'SESSION_TTL', 7 * 24 * 3600, 60, 31_536_000),
@@ -141,5 +207,7 @@ export function loadConfig(env: Env): Config {
     logLevel: readLogLevel(env),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
+    secretKey: readSecretKey(env, database),
+    mfaRequiredGroups: readMfaRequiredGroups(env),
   };
 }

@@ -75,6 +75,17 @@ export class LoginThrottle {
     ]);
   }
 
+  /**
+   * The password was right but a second factor is still awaited: the attempt is taken back, and the account's
+   * earlier failures stay, so wrong second-factor codes keep counting across new password attempts.
+   */
+  async passwordAccepted(attempt: Attempt): Promise<void> {
+    await Promise.all([
+      this.store.throttles.refund(accountKey(attempt.uin)),
+      this.store.throttles.refund(addressKey(attempt.address)),
+    ]);
+  }
+
   /** The password was wrong: the counted attempt stays, and locks when it reached the limit. */
   async failed(attempt: Attempt): Promise<void> {
     await this.applyLocks(attempt.uin, attempt.address, attempt.account, attempt.client, this.clock.now());

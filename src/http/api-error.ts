@@ -23,6 +23,8 @@ export const notSignedIn = (msg = 'not signed in'): ApiError =>
 export const wrongCredentials = (): ApiError =>
   new ApiError(401, EnvelopeCode.InvalidRequest, 'wrong uin or password');
 export const forbidden = (msg: string): ApiError => new ApiError(403, EnvelopeCode.Forbidden, msg);
+export const secondFactorRequired = (msg: string): ApiError =>
+  new ApiError(403, EnvelopeCode.SecondFactorRequired, msg);
 export const notFound = (msg: string): ApiError => new ApiError(404, EnvelopeCode.NotFound, msg);
 export const conflict = (msg: string): ApiError => new ApiError(409, EnvelopeCode.Conflict, msg);
 export const tooManyAttempts = (retryAfterSeconds: number): ApiError =>

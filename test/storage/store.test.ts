@@ -69,6 +69,7 @@ function code(
     createdAt: NOW,
     expiresAt: NOW + 600_000,
     usedAt: null,
+    amr: ['pwd', 'otp', 'mfa'],
     ...overrides,
   };
 }
@@ -109,12 +110,23 @@ function refreshToken(
     expiresAt: NOW + 30 * DAY,
     rotatedAt: null,
     revoked: false,
+    amr: ['hwk', 'mfa'],
     ...overrides,
   };
 }
 
+/** Every migration, in order: a fresh database gets them all. */
+const MIGRATIONS = ['0001-initial', '0004-second-factor'];
+
 function session(uin: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
-  return { idHash: unique('session'), uin, createdAt: NOW, expiresAt: NOW + HOUR, ...overrides };
+  return {
+    idHash: unique('session'),
+    uin,
+    createdAt: NOW,
+    expiresAt: NOW + HOUR,
+    amr: ['pwd'],
+    ...overrides,
+  };
 }
 
 function signingKey(kid: string, overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord {
@@ -135,7 +147,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
     it('applies the migrations on an empty database, then is a no-op the second time', async () => {
       const fresh = await openFreshStore(database);
       try {
-        expect(await fresh.store.migrate()).toEqual(['0001-initial']);
+        expect(await fresh.store.migrate()).toEqual(MIGRATIONS);
         await fresh.store.users.insert(user(10001));
         expect(await fresh.store.migrate()).toEqual([]);
         expect(await fresh.store.users.find(10001)).toEqual(user(10001));
@@ -150,7 +162,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
         const second = openStore({ kind: 'postgres', url: fresh.url });
         try {
           const [a, b] = await Promise.all([fresh.store.migrate(), second.migrate()]);
-          expect([...a, ...b]).toEqual(['0001-initial']);
+          expect([...a, ...b]).toEqual(MIGRATIONS);
           await expect(second.users.insert(user(10001))).resolves.toBe(true);
         } finally {
           await second.close();
@@ -163,8 +175,8 @@ describe.each(DATABASES)('Store on %s', (database) => {
         const first = await openFreshStore(database);
         const second = await openFreshStore(database);
         try {
-          expect(await first.store.migrate()).toEqual(['0001-initial']);
-          expect(await second.store.migrate()).toEqual(['0001-initial']);
+          expect(await first.store.migrate()).toEqual(MIGRATIONS);
+          expect(await second.store.migrate()).toEqual(MIGRATIONS);
         } finally {
           await second.dispose();
           await first.dispose();
