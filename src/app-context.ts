@@ -2,6 +2,11 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { AppService } from './domain/apps.js';
 import { LoginThrottle } from './domain/login-throttle.js';
+import { PasskeyService } from './domain/passkeys.js';
+import { PendingSignInService } from './domain/pending-sign-ins.js';
+import { SecondFactorService } from './domain/second-factors.js';
+import { type SecretBox, loadSecretBox } from './domain/secret-box.js';
+import { TotpService } from './domain/totp.js';
 import { SessionService } from './domain/sessions.js';
 import { UserService } from './domain/users.js';
 import type { Store } from './storage/store.js';
@@ -15,9 +20,26 @@ export interface AppContext {
   readonly apps: AppService;
   readonly sessions: SessionService;
   readonly loginThrottle: LoginThrottle;
+  /** The key-encryption key's box, read (or created) on first use. */
+  readonly secretBox: () => Promise<SecretBox>;
+  readonly secondFactors: SecondFactorService;
+  readonly totp: TotpService;
+  readonly passkeys: PasskeyService;
+  readonly pendingSignIns: PendingSignInService;
+}
+
+/** Calls `load` once, on first use; a failure is not remembered, so the next call tries again. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
 }
 
 export function createAppContext(config: Config, store: Store, clock: Clock): AppContext {
+  const secretBox = once(() => loadSecretBox(config.secretKey));
   return {
     config,
     store,
@@ -26,5 +48,10 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     apps: new AppService(store, clock),
     sessions: new SessionService(store, clock, config.sessionTtl),
     loginThrottle: new LoginThrottle(store, clock),
+    secretBox,
+    secondFactors: new SecondFactorService(store, clock, config.mfaRequiredGroups),
+    totp: new TotpService(store, clock, secretBox, new URL(config.baseUrl).host),
+    passkeys: new PasskeyService(store, clock, config.baseUrl),
+    pendingSignIns: new PendingSignInService(store, clock),
   };
 }

@@ -1,18 +1,19 @@
 import { isIP } from 'node:net';
-import { dirname, join } from 'node:path';
 
 /**
  * Configuration is read from the environment exactly once, here, and validated into one typed object
  * (docs/interface.md#configuration). Nothing else in the code base reads `process.env`.
  */
+import { dirname, join } from 'node:path';
+import { USER_GROUPS } from '../shared/users.js';
 
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly file: string; readonly url: string }
   | { readonly kind: 'postgres'; readonly url: string };
 
 /**
- * Where the key-encryption key of the id_token signing keys comes from (docs/security.md): never the
- * database, so a copy of the database alone cannot sign tokens.
+ * Where the key-encryption key comes from (docs/security.md): never the database, so a copy of the database
+ * alone can neither sign id_tokens nor read the secrets kept at rest (signing keys, TOTP secrets).
  */
 export type SecretKeySource =
   | { readonly kind: 'value'; readonly value: string }
@@ -46,7 +47,13 @@ export interface Config {
    * (README.md#configuration). Idle keep-alive connections are closed at once, not waited for.
    */
   readonly shutdownTimeout: number;
+  /** The key-encryption key's source (SECRET_KEY or SECRET_KEY_FILE). */
   readonly secretKey: SecretKeySource;
+  /**
+   * Groups whose members need a second factor before any admin call works (docs/interface.md#second-factor);
+   * MFA_REQUIRED_GROUPS, default `admin`, empty for none.
+   */
+  readonly mfaRequiredGroups: readonly string[];
 }
 
 export type TrustProxy = false | number | readonly string[];
@@ -210,6 +217,27 @@ function readSecretKey(env: Env, database: DatabaseConfig): SecretKeySource {
   return { kind: 'file', path: join(dirname(database.file), 'secret.key'), createIfMissing: true };
 }
 
+/**
+ * MFA_REQUIRED_GROUPS: a comma-separated list of groups (a user's `user_group`, e.g. `admin`); unset means
+ * `admin`, empty means none.
+ */
+function readMfaRequiredGroups(env: Env): readonly string[] {
+  const raw = env.MFA_REQUIRED_GROUPS;
+  if (raw === undefined) return ['admin'];
+  const groups = raw
+    .split(',')
+    .map((group) => group.trim())
+    .filter((group) => group !== '');
+  for (const group of groups) {
+    if (!/^[a-z0-9._-]{1,64}$/.test(group)) {
+      throw new ConfigError(
+        `MFA_REQUIRED_GROUPS must be group names such as ${USER_GROUPS.join(',')} separated by commas, got "${raw}"`,
+      );
+    }
+  }
+  return groups;
+}
+
 /** Reads and validates the configuration; throws a ConfigError with a one-line message on a bad value. */
 export function loadConfig(env: Env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
@@ -231,5 +259,6 @@ export function loadConfig(env: Env): Config {
     metricsToken: readSecret(env, 'METRICS_TOKEN'),
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
     secretKey: readSecretKey(env, database),
+    mfaRequiredGroups: readMfaRequiredGroups(env),
   };
 }

@@ -115,6 +115,17 @@ export class LoginThrottle {
     await this.releaseGates(attempt);
   }
 
+  /**
+   * The password was right but a second factor is still awaited: the attempt is taken back, and the account's
+   * earlier failures stay, so wrong second-factor codes keep counting across new password attempts.
+   */
+  async passwordAccepted(attempt: Attempt): Promise<void> {
+    await Promise.all([
+      this.store.throttles.refund(accountKey(attempt.uin)),
+      this.store.throttles.refund(addressKey(attempt.address)),
+    ]);
+  }
+
   /** The password was wrong: the counted attempt stays, and locks when it reached the limit. */
   async failed(attempt: Attempt): Promise<void> {
     // The lock is in place before the gate opens, so no other attempt slips in between.

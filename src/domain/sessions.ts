@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { SessionRecord, Store, UserRecord } from '../storage/store.js';
+import { AMR } from './amr.js';
 import { randomToken, sha256Hex } from './crypto.js';
 
 /**
@@ -13,8 +14,14 @@ export class SessionService {
     private readonly ttlSeconds: number,
   ) {}
 
-  /** Starts a session; answers the cookie value. */
-  async start(uin: number): Promise<{ id: string; session: SessionRecord }> {
+  /**
+   * Starts a session; answers the cookie value. `amr`: how the user proved who they are (RFC 8176), for the
+   * id_tokens issued in this session.
+   */
+  async start(
+    uin: number,
+    amr: readonly string[] = [AMR.password],
+  ): Promise<{ id: string; session: SessionRecord }> {
     const id = randomToken(32);
     const now = this.clock.now();
     const session: SessionRecord = {
@@ -22,6 +29,7 @@ export class SessionService {
       uin,
       createdAt: now,
       expiresAt: now + this.ttlSeconds * 1000,
+      amr,
     };
     await this.store.sessions.insert(session);
     return { id, session };

@@ -29,6 +29,8 @@ export const passwordChangeRequired = (): ApiError =>
     EnvelopeCode.PasswordChangeRequired,
     'your password was set by someone else: change it first (POST /v1/account/password)',
   );
+export const secondFactorRequired = (msg: string): ApiError =>
+  new ApiError(403, EnvelopeCode.SecondFactorRequired, msg);
 export const notFound = (msg: string): ApiError => new ApiError(404, EnvelopeCode.NotFound, msg);
 export const conflict = (msg: string): ApiError => new ApiError(409, EnvelopeCode.Conflict, msg);
 export const tooManyAttempts = (retryAfterSeconds: number): ApiError =>

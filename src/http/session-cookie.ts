@@ -39,11 +39,14 @@ function cookieAttributes(ctx: AppContext, maxAgeSeconds: number): string {
   return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
-export function setSessionCookie(ctx: AppContext, reply: FastifyReply, id: string): void {
-  reply.header(
-    'set-cookie',
-    `${sessionCookieName(ctx)}=${id}; ${cookieAttributes(ctx, ctx.config.sessionTtl)}`,
-  );
+/** `maxAgeSeconds`: the session's lifetime, or a pending sign-in's (docs/interface.md#second-factor). */
+export function setSessionCookie(
+  ctx: AppContext,
+  reply: FastifyReply,
+  id: string,
+  maxAgeSeconds = ctx.config.sessionTtl,
+): void {
+  reply.header('set-cookie', `${sessionCookieName(ctx)}=${id}; ${cookieAttributes(ctx, maxAgeSeconds)}`);
 }
 
 export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {

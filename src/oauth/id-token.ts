@@ -14,6 +14,8 @@ export interface IdTokenInput {
   readonly clientId: string;
   /** Epoch ms of the sign-in. */
   readonly authTime: number;
+  /** RFC 8176 authentication methods of the sign-in (null: not recorded, the claim is left out). */
+  readonly amr: readonly string[] | null;
   readonly nonce: string | null;
   /** The access token issued beside it, for `at_hash`. */
   readonly accessToken: string;
@@ -43,6 +45,8 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
   };
   // OIDC Core §2: nonce is present exactly when the authentication request carried one.
   if (input.nonce !== null) claims.nonce = input.nonce;
+  // OIDC Core §2 amr (RFC 8176 values): how the user signed in (docs/interface.md#second-factor).
+  if (input.amr !== null && input.amr.length > 0) claims.amr = [...input.amr];
   return new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setIssuer(ctx.config.issuer)

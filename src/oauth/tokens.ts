@@ -16,6 +16,8 @@ export interface TokenGrant {
   readonly scope: string | null;
   /** The code the grant started from, so a replayed code revokes everything (RFC 9700 §4.2.4). */
   readonly codeHash: string | null;
+  /** How the user signed in (RFC 8176), kept with refresh tokens for the id_tokens of later refreshes. */
+  readonly amr: readonly string[] | null;
 }
 
 export interface Minted<T> {
@@ -70,6 +72,7 @@ export function mintRefreshToken(
       expiresAt: now + ctx.config.refreshTokenTtl * 1000,
       rotatedAt: null,
       revoked: false,
+      amr: grant.amr,
     },
   };
 }
@@ -89,6 +92,8 @@ export interface IssuedTokens {
   readonly clientId: string;
   /** Epoch ms of the sign-in, for the id_token's auth_time. */
   readonly authTime: number;
+  /** The sign-in's authentication methods, for the id_token's amr (null: not recorded). */
+  readonly amr: readonly string[] | null;
   readonly nonce: string | null;
   readonly issuedAt: number;
 }
@@ -121,6 +126,7 @@ export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Prom
       user: issued.user,
       clientId: issued.clientId,
       authTime: issued.authTime,
+      amr: issued.amr,
       nonce: issued.nonce,
       accessToken: issued.accessToken,
       issuedAt: issued.issuedAt,

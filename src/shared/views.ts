@@ -64,3 +64,32 @@ export interface ConsentView {
   readonly scope: string | null;
   readonly granted_at: string;
 }
+
+/** A second factor `POST /v1/account/login` can ask for (docs/interface.md#second-factor). */
+export type SecondFactorKind = 'passkey' | 'totp' | 'recovery_code';
+
+/** The answer to a right password when a second factor is still needed: the sign-in is pending. */
+export interface PendingSignInView extends SignedInView {
+  /** The factors the user has, the one to offer first first. */
+  readonly second_factor: readonly SecondFactorKind[];
+}
+
+/** A passkey as the account page lists it (`GET /v1/account/passkeys`). */
+export interface PasskeyView {
+  readonly id: string;
+  readonly name: string;
+  readonly created_at: string;
+  readonly last_used_at: string | null;
+  /** Synced between devices by its provider (a "multi-device" credential), rather than bound to one. */
+  readonly synced: boolean;
+}
+
+/** The signed-in user's second factors (`GET /v1/account/second-factors`). */
+export interface SecondFactorsView {
+  readonly totp: boolean;
+  readonly passkeys: readonly PasskeyView[];
+  /** Unused recovery codes left. */
+  readonly recovery_codes_left: number;
+  /** The user's group needs a second factor before admin calls work (MFA_REQUIRED_GROUPS). */
+  readonly required: boolean;
+}

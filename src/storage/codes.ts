@@ -14,6 +14,7 @@ import type {
   CodeRepository,
   CodeWithGrantor,
 } from './store.js';
+import { joinAmr, splitAmr } from './sessions.js';
 import { toUser } from './users.js';
 
 /** Used codes are kept a day past expiry, so a late replay still revokes its tokens (RFC 9700 §4.2.4). */
@@ -37,6 +38,7 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     usedAt: row.used_at === null ? null : Number(row.used_at),
+    amr: splitAmr(row.amr),
   };
 }
 
@@ -124,6 +126,7 @@ export class Codes extends Repository implements CodeRepository {
         created_at: code.createdAt,
         expires_at: code.expiresAt,
         used_at: code.usedAt,
+        amr: joinAmr(code.amr),
       })
       .execute();
   }

@@ -97,6 +97,11 @@ export function batchedLookup<K, R, V>(
 export const bit = (value: boolean): number => (value ? 1 : 0);
 
 /** Whether an UPDATE or DELETE touched a row. */
+/** Whether an INSERT … ON CONFLICT DO NOTHING inserted its row. */
+export function inserted(result: { numInsertedOrUpdatedRows?: bigint }): boolean {
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
 export function changed(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): boolean {
   return (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n;
 }

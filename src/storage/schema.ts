@@ -29,6 +29,8 @@ export interface SessionsTable {
   uin: number;
   created_at: number;
   expires_at: number;
+  /** RFC 8176 authentication methods, space-separated (e.g. `pwd otp mfa`). */
+  amr: string;
 }
 
 export interface AuthorizationCodesTable {
@@ -44,6 +46,7 @@ export interface AuthorizationCodesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  amr: string | null;
 }
 
 export interface AccessTokensTable {
@@ -70,6 +73,7 @@ export interface RefreshTokensTable {
   expires_at: number;
   rotated_at: number | null;
   revoked: number;
+  amr: string | null;
 }
 
 export interface ConsentsTable {
@@ -94,6 +98,51 @@ export interface SigningKeysTable {
   created_at: number;
 }
 
+export interface TotpCredentialsTable {
+  uin: number;
+  sealed_secret: string;
+  confirmed_at: number | null;
+  last_used_step: number | null;
+  created_at: number;
+}
+
+export interface PasskeysTable {
+  id: string;
+  uin: number;
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  /** JSON array of transport hints. */
+  transports: string;
+  device_type: string;
+  backed_up: number;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface RecoveryCodesTable {
+  uin: number;
+  code_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+export interface WebauthnChallengesTable {
+  challenge_hash: string;
+  purpose: string;
+  uin: number | null;
+  expires_at: number;
+}
+
+export interface PendingSignInsTable {
+  id_hash: string;
+  uin: number;
+  failures: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -104,4 +153,9 @@ export interface Database {
   consents: ConsentsTable;
   login_throttles: LoginThrottlesTable;
   signing_keys: SigningKeysTable;
+  totp_credentials: TotpCredentialsTable;
+  passkeys: PasskeysTable;
+  recovery_codes: RecoveryCodesTable;
+  webauthn_challenges: WebauthnChallengesTable;
+  pending_sign_ins: PendingSignInsTable;
 }

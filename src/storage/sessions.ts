@@ -2,25 +2,41 @@
 import { Repository } from './connection.js';
 import type { SessionRecord, SessionRepository } from './store.js';
 
+/** `amr` is stored space-separated (RFC 8176 values contain no spaces); null stays null. */
+export function splitAmr(stored: string | null): string[] | null {
+  return stored === null ? null : stored.split(' ').filter((method) => method !== '');
+}
+
+export function joinAmr(amr: readonly string[] | null): string | null {
+  return amr === null ? null : amr.join(' ');
+}
+
 /** A row selected as a SessionRecord. */
-const SESSION = ['id_hash as idHash', 'uin', 'created_at as createdAt', 'expires_at as expiresAt'] as const;
+const SESSION = [
+  'id_hash as idHash',
+  'uin',
+  'created_at as createdAt',
+  'expires_at as expiresAt',
+  'amr',
+] as const;
 
 export class Sessions extends Repository implements SessionRepository {
   async insert(session: SessionRecord): Promise<void> {
-    const { idHash, uin, createdAt, expiresAt } = session;
+    const { idHash, uin, createdAt, expiresAt, amr } = session;
     await this.db
       .insertInto('sessions')
-      .values({ id_hash: idHash, uin, created_at: createdAt, expires_at: expiresAt })
+      .values({ id_hash: idHash, uin, created_at: createdAt, expires_at: expiresAt, amr: amr.join(' ') })
       .execute();
   }
 
-  findActive(idHash: string, now: number): Promise<SessionRecord | undefined> {
-    return this.db
+  async findActive(idHash: string, now: number): Promise<SessionRecord | undefined> {
+    const row = await this.db
       .selectFrom('sessions')
       .select(SESSION)
       .where('id_hash', '=', idHash)
       .where('expires_at', '>', now)
       .executeTakeFirst();
+    return row && { ...row, amr: splitAmr(row.amr) ?? [] };
   }
 
   async delete(idHash: string): Promise<void> {

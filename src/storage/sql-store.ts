@@ -9,12 +9,15 @@ import { Codes } from './codes.js';
 import type { Connection } from './connection.js';
 import { Consents } from './consents.js';
 import { migrationProvider } from './migrations/index.js';
+import { PendingSignIns } from './pending-sign-ins.js';
+import { SecondFactors } from './second-factors.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { PurgeReport, Store } from './store.js';
 import { Throttles } from './throttle.js';
 import { Tokens } from './tokens.js';
 import { Users } from './users.js';
+import { WebAuthnChallenges } from './webauthn-challenges.js';
 
 export class SqlStore implements Store {
   readonly kind: Connection['kind'];
@@ -26,6 +29,9 @@ export class SqlStore implements Store {
   readonly consents: Consents;
   readonly throttles: Throttles;
   readonly signingKeys: SigningKeys;
+  readonly secondFactors: SecondFactors;
+  readonly webAuthnChallenges: WebAuthnChallenges;
+  readonly pendingSignIns: PendingSignIns;
 
   constructor(
     private readonly connection: Connection,
@@ -41,6 +47,9 @@ export class SqlStore implements Store {
     this.consents = new Consents(connection);
     this.throttles = new Throttles(connection);
     this.signingKeys = new SigningKeys(connection);
+    this.secondFactors = new SecondFactors(connection);
+    this.webAuthnChallenges = new WebAuthnChallenges(connection);
+    this.pendingSignIns = new PendingSignIns(connection);
   }
 
   async migrate(): Promise<string[]> {
@@ -86,6 +95,9 @@ export class SqlStore implements Store {
     const { accessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
     const sessions = await this.sessions.purgeExpired(now);
     const throttles = await this.throttles.purgeExpired(now);
+    // Unfinished ceremonies are not worth a line in the report.
+    await this.webAuthnChallenges.purgeExpired(now);
+    await this.pendingSignIns.purgeExpired(now);
     return { codes, accessTokens, refreshTokens, sessions, throttles };
   }
 

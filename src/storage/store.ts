@@ -40,6 +40,8 @@ export interface SessionRecord {
   readonly uin: number;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** How the user signed in: RFC 8176 authentication methods (docs/interface.md#second-factor). */
+  readonly amr: readonly string[];
 }
 
 export type CodeChallengeMethod = 'S256' | 'plain';
@@ -58,6 +60,8 @@ export interface AuthorizationCodeRecord {
   readonly createdAt: number;
   readonly expiresAt: number;
   readonly usedAt: number | null;
+  /** The session's authentication methods, for the id_token (null: issued before they were recorded). */
+  readonly amr: readonly string[] | null;
 }
 
 export interface AccessTokenRecord {
@@ -88,6 +92,8 @@ export interface RefreshTokenRecord {
   /** Set when this token was exchanged for a new one; a second use is a replay. */
   readonly rotatedAt: number | null;
   readonly revoked: boolean;
+  /** The authentication methods of the sign-in that started the family (null: not recorded). */
+  readonly amr: readonly string[] | null;
 }
 
 export interface ConsentRecord {
@@ -125,6 +131,54 @@ export interface ThrottleState {
   readonly failures: number;
   readonly windowStart: number;
   readonly lockedUntil: number;
+}
+
+/** A TOTP credential (RFC 6238); unconfirmed until the user typed a first code. */
+export interface TotpCredentialRecord {
+  readonly uin: number;
+  /** The base32 secret, sealed with the key-encryption key (src/domain/secret-box.ts). */
+  readonly sealedSecret: string;
+  readonly confirmedAt: number | null;
+  /** The last time step accepted (RFC 6238 §5.2: no code twice). */
+  readonly lastUsedStep: number | null;
+  readonly createdAt: number;
+}
+
+/** A WebAuthn credential (passkey) registered by a user. */
+export interface PasskeyRecord {
+  readonly id: string;
+  readonly uin: number;
+  /** base64url */
+  readonly credentialId: string;
+  /** COSE public key, base64url */
+  readonly publicKey: string;
+  readonly counter: number;
+  readonly transports: readonly string[];
+  /** WebAuthn backup eligibility: `multiDevice` passkeys are synced between devices. */
+  readonly deviceType: 'singleDevice' | 'multiDevice';
+  readonly backedUp: boolean;
+  readonly name: string;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+}
+
+export type WebAuthnPurpose = 'register' | 'second-factor' | 'passwordless';
+
+/** A WebAuthn challenge, stored (as its SHA-256) so any instance can finish a ceremony another began. */
+export interface WebAuthnChallengeRecord {
+  readonly challengeHash: string;
+  readonly purpose: WebAuthnPurpose;
+  readonly uin: number | null;
+  readonly expiresAt: number;
+}
+
+/** A sign-in whose password was right and whose second factor is still awaited. */
+export interface PendingSignInRecord {
+  readonly idHash: string;
+  readonly uin: number;
+  readonly failures: number;
+  readonly createdAt: number;
+  readonly expiresAt: number;
 }
 
 export interface UserListQuery {
@@ -272,6 +326,49 @@ export interface SigningKeyRepository {
   replacePrivateJwk(kid: string, from: string, to: string): Promise<void>;
 }
 
+export interface SecondFactorRepository {
+  findTotp(uin: number): Promise<TotpCredentialRecord | undefined>;
+  /** Stores a new unconfirmed secret over any unconfirmed one; answers false when a confirmed one exists. */
+  putUnconfirmedTotp(credential: TotpCredentialRecord): Promise<boolean>;
+  /**
+   * Atomically accepts time step `step` for the user's TOTP credential (confirming it when `confirm`), only if
+   * no later or equal step was accepted before; answers false when it was (a replay) or there is none.
+   */
+  acceptTotpStep(uin: number, step: number, confirm: { now: number } | undefined): Promise<boolean>;
+  deleteTotp(uin: number): Promise<boolean>;
+  listPasskeys(uin: number): Promise<PasskeyRecord[]>;
+  findPasskey(credentialId: string): Promise<PasskeyRecord | undefined>;
+  /** Answers false when the credential id is registered already. */
+  insertPasskey(passkey: PasskeyRecord): Promise<boolean>;
+  /** Records a use: the authenticator's new signature counter and the time. */
+  touchPasskey(id: string, counter: number, now: number): Promise<void>;
+  deletePasskey(uin: number, id: string): Promise<boolean>;
+  /** Replaces every recovery code of the user by these (SHA-256 hex) in one transaction. */
+  replaceRecoveryCodes(uin: number, codeHashes: readonly string[], now: number): Promise<void>;
+  /** Atomically uses an unused recovery code; answers false when it is unknown or used. */
+  useRecoveryCode(uin: number, codeHash: string, now: number): Promise<boolean>;
+  countUnusedRecoveryCodes(uin: number): Promise<number>;
+  /** Removes every second factor of the user (TOTP, passkeys, recovery codes). */
+  deleteAll(uin: number): Promise<void>;
+}
+
+export interface WebAuthnChallengeRepository {
+  insert(challenge: WebAuthnChallengeRecord): Promise<void>;
+  /** Deletes and answers the challenge (single use), whether or not it has expired. */
+  take(challengeHash: string): Promise<WebAuthnChallengeRecord | undefined>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+export interface PendingSignInRepository {
+  insert(pending: PendingSignInRecord): Promise<void>;
+  findActive(idHash: string, now: number): Promise<PendingSignInRecord | undefined>;
+  /** Counts one wrong answer; answers the failures so far, or undefined when the sign-in is gone. */
+  fail(idHash: string): Promise<number | undefined>;
+  /** Ends it; answers false when it had ended already (so only one request completes it). */
+  delete(idHash: string): Promise<boolean>;
+  purgeExpired(now: number): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly users: UserRepository;
@@ -282,6 +379,9 @@ export interface Store {
   readonly consents: ConsentRepository;
   readonly throttles: ThrottleRepository;
   readonly signingKeys: SigningKeyRepository;
+  readonly secondFactors: SecondFactorRepository;
+  readonly webAuthnChallenges: WebAuthnChallengeRepository;
+  readonly pendingSignIns: PendingSignInRepository;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
   /** Answers when the database is reachable (GET /readyz). */

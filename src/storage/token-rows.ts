@@ -4,6 +4,7 @@
  */
 import type { Selectable } from 'kysely';
 import { bit } from './connection.js';
+import { joinAmr, splitAmr } from './sessions.js';
 import type { AccessTokensTable, Database, RefreshTokensTable } from './schema.js';
 import type { AccessTokenRecord, ActiveTokenOwner, RefreshTokenRecord, UserGroup } from './store.js';
 
@@ -39,6 +40,7 @@ const REFRESH_TOKEN_TYPES = {
   expires_at: 'bigint',
   rotated_at: 'bigint',
   revoked: 'integer',
+  amr: 'text',
 } as const satisfies Record<keyof RefreshTokensTable, PgType>;
 
 export interface Column<Name extends string> {
@@ -83,6 +85,7 @@ export function toRefreshToken(row: RefreshTokenRow): RefreshTokenRecord {
     expiresAt: Number(row.expires_at),
     rotatedAt: row.rotated_at === null ? null : Number(row.rotated_at),
     revoked: row.revoked === 1,
+    amr: splitAmr(row.amr),
   };
 }
 
@@ -113,6 +116,7 @@ export function refreshTokenRow(token: RefreshTokenRecord): RefreshTokenRow {
     expires_at: token.expiresAt,
     rotated_at: token.rotatedAt,
     revoked: bit(token.revoked),
+    amr: joinAmr(token.amr),
   };
 }
 

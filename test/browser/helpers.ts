@@ -48,13 +48,20 @@ export interface Sso {
   stop(): Promise<void>;
 }
 
-export async function startSso(): Promise<Sso> {
+export interface SsoOptions {
+  /** Extra environment (overrides the defaults below). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** BASE_URL's host: WebAuthn refuses an IP address as relying-party id, so passkey tests use `localhost`. */
+  readonly host?: string;
+}
+
+export async function startSso(options: SsoOptions = {}): Promise<Sso> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build:server\` first`);
   if (!existsSync(join(ROOT, 'dist/web/index.html')))
     throw new Error('dist/web is missing: run `npm run build:web` first');
   const dir = mkdtempSync(join(tmpdir(), 'campus-sso-browser-'));
   const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
   const env = {
     ...process.env,
     PORT: String(port),
@@ -62,6 +69,9 @@ export async function startSso(): Promise<Sso> {
     BASE_URL: baseUrl,
     DATABASE_URL: `sqlite:${join(dir, 'sso.sqlite')}`,
     LOG_LEVEL: 'warn',
+    // Suites not about second factors sign admins in with a password alone.
+    MFA_REQUIRED_GROUPS: '',
+    ...options.env,
   };
 
   const cli = (args: readonly string[], input?: string): Promise<string> =>
@@ -253,8 +263,8 @@ export interface World {
   readonly app: { client_id: string; client_secret: string };
 }
 
-export async function startWorld(): Promise<World> {
-  const [sso, browser] = await Promise.all([startSso(), launchBrowser()]);
+export async function startWorld(options: SsoOptions = {}): Promise<World> {
+  const [sso, browser] = await Promise.all([startSso(options), launchBrowser()]);
   await sso.addUser(ADMIN.uin, 'admin', ADMIN.password);
   await sso.addUser(MEMBER.uin, 'member', MEMBER.password);
   const app = await sso.addApp('Library', '📚');

@@ -169,6 +169,38 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('second factor and key-encryption key (docs/interface.md#second-factor)', () => {
+    it('requires a second factor of admins by default; MFA_REQUIRED_GROUPS lists groups, empty means none', () => {
+      expect(loadConfig({}).mfaRequiredGroups).toEqual(['admin']);
+      expect(loadConfig({ MFA_REQUIRED_GROUPS: 'admin, member' }).mfaRequiredGroups).toEqual([
+        'admin',
+        'member',
+      ]);
+      expect(loadConfig({ MFA_REQUIRED_GROUPS: '' }).mfaRequiredGroups).toEqual([]);
+    });
+
+    it('keeps the key-encryption key in secret.key beside the SQLite file unless SECRET_KEY is set', () => {
+      expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/sso/db.sqlite' }).secretKey).toEqual({
+        kind: 'file',
+        path: '/srv/sso/secret.key',
+        createIfMissing: true,
+      });
+      const value = 'k'.repeat(32);
+      expect(loadConfig({ SECRET_KEY: value }).secretKey).toEqual({ kind: 'value', value });
+    });
+
+    it.each([
+      [{ MFA_REQUIRED_GROUPS: 'Admins!' }, /^MFA_REQUIRED_GROUPS must be group names/],
+      [{ SECRET_KEY: 'short' }, /^SECRET_KEY must be at least 32 characters/],
+      [
+        { SECRET_KEY: 'k'.repeat(32), SECRET_KEY_FILE: '/k' },
+        /^set SECRET_KEY or SECRET_KEY_FILE, not both$/,
+      ],
+    ])('%j → %s', (env, message) => {
+      expect(problem(env)).toMatch(message);
+    });
+  });
+
   describe('bad values stop the start with a one-line message naming the variable', () => {
     it.each([
       [{ PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535, got "abc"$/],

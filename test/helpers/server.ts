@@ -36,6 +36,23 @@ export interface TestServerOptions {
   readonly databaseUrl?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly clock?: Clock;
+  /**
+   * The host name in BASE_URL (default 127.0.0.1). WebAuthn refuses an IP address as relying-party id, so a
+   * browser test of passkeys uses `localhost`.
+   */
+  readonly baseUrlHost?: string;
+}
+
+/**
+ * What every test server runs with unless a test says otherwise: admins need no second factor (the tests
+ * of that rule set MFA_REQUIRED_GROUPS themselves), and PostgreSQL instances share one SECRET_KEY (SQLite
+ * ones keep a key file beside their database).
+ */
+function testDefaults(databaseUrl: string): Record<string, string> {
+  return {
+    MFA_REQUIRED_GROUPS: '',
+    ...(databaseUrl.startsWith('sqlite:') ? {} : { SECRET_KEY: TEST_SECRET_KEY }),
+  };
 }
 
 /** A fresh PostgreSQL schema; answers its connection URL (search_path set) and a function to drop it. */
@@ -80,11 +97,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     databaseUrl = schema.url;
     cleanup = schema.drop;
   }
-  const secret = databaseUrl.startsWith('sqlite:') ? {} : { SECRET_KEY: TEST_SECRET_KEY };
   const provisional = loadConfig({
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
-    ...secret,
+    ...testDefaults(databaseUrl),
     ...options.env,
   });
   const store = openStore(provisional.database);
@@ -103,19 +119,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const port = typeof address === 'object' && address ? address.port : 0;
   await app0.close();
 
+  const baseUrl = `http://${options.baseUrlHost ?? '127.0.0.1'}:${port}`;
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     PORT: String(port),
-    BASE_URL: `http://127.0.0.1:${port}`,
-    ...secret,
+    BASE_URL: baseUrl,
+    ...testDefaults(databaseUrl),
     ...options.env,
   });
   const ctx = createAppContext(config, store, options.clock ?? { now: () => Date.now() });
   const app = await buildServer(ctx, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     databaseUrl,
     ctx,
     config,

@@ -398,6 +398,7 @@ describeOnDatabases('account API', ({ server }) => {
         createdAt: now,
         expiresAt: now + 600_000,
         usedAt: null,
+        amr: ['pwd'],
       });
       const accessHash = sha256Hex(`access-${uin}-${app.clientId}`);
       const refreshHash = sha256Hex(`refresh-${uin}-${app.clientId}`);
@@ -427,6 +428,7 @@ describeOnDatabases('account API', ({ server }) => {
           expiresAt: now + 86_400_000,
           rotatedAt: null,
           revoked: false,
+          amr: ['pwd'],
         },
       );
       expect(redeemed).toBe(true);

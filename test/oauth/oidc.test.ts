@@ -191,14 +191,26 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
   });
 
   describe('id_token', () => {
-    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, uin and user_group, signed RS256', async () => {
+    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, amr, uin and user_group, signed RS256', async () => {
       const tokens = await tokensFor(server, browser, client, { scope: 'openid', nonce: 'n-0S6_WzA2Mj' });
       const jwks = createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`));
       const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, jwks);
       // OIDC Core §15.1: RS256, which relying parties accept by default (go-oidc expects only RS256).
       expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
       expect(Object.keys(payload).sort()).toEqual(
-        ['at_hash', 'aud', 'auth_time', 'exp', 'iat', 'iss', 'nonce', 'sub', 'uin', 'user_group'].sort(),
+        [
+          'amr',
+          'at_hash',
+          'aud',
+          'auth_time',
+          'exp',
+          'iat',
+          'iss',
+          'nonce',
+          'sub',
+          'uin',
+          'user_group',
+        ].sort(),
       );
       expect(payload).toMatchObject({
         iss: server.baseUrl,
@@ -206,6 +218,8 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
         aud: client.clientId,
         nonce: 'n-0S6_WzA2Mj',
         at_hash: accessTokenHash(tokens.access_token),
+        // RFC 8176: signed in with a password alone.
+        amr: ['pwd'],
         uin,
         user_group: 'member',
       });

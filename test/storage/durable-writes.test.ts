@@ -115,6 +115,7 @@ describe('user and app writes on SQLite', () => {
     await store.sessions.insert({
       idHash: 'session-1',
       uin: USER.uin,
+      amr: ['pwd'],
       createdAt: NOW,
       expiresAt: NOW + 1000,
     });

@@ -73,6 +73,7 @@ function code(
     createdAt: NOW,
     expiresAt: NOW + 600_000,
     usedAt: null,
+    amr: ['pwd', 'otp', 'mfa'],
     ...overrides,
   };
 }
@@ -113,12 +114,20 @@ function refreshToken(
     expiresAt: NOW + 30 * DAY,
     rotatedAt: null,
     revoked: false,
+    amr: ['hwk', 'mfa'],
     ...overrides,
   };
 }
 
 function session(uin: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
-  return { idHash: unique('session'), uin, createdAt: NOW, expiresAt: NOW + HOUR, ...overrides };
+  return {
+    idHash: unique('session'),
+    uin,
+    createdAt: NOW,
+    expiresAt: NOW + HOUR,
+    amr: ['pwd'],
+    ...overrides,
+  };
 }
 
 function signingKey(kid: string, overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord {

@@ -13,13 +13,28 @@ import type {
   AppView,
   ConsentView,
   MeView,
+  PasskeyView,
+  PendingSignInView,
+  SecondFactorKind,
+  SecondFactorsView,
   SignedInView,
   UserView,
 } from '../../src/shared/views';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/browser';
 
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
 export type { AdminUserView, AppInfoView, AppView, ConsentView, MeView, SignedInView, UserView };
+export type { PasskeyView, PendingSignInView, SecondFactorKind, SecondFactorsView };
+
+/** One answer to a pending sign-in (docs/interface.md#second-factor). */
+export type SecondFactorAnswer =
+  { totp: string } | { recovery_code: string } | { passkey: AuthenticationResponseJSON };
 
 /** The authorization request's parameters, passed through to `POST /v1/oauth2/authorize` unchanged. */
 export interface AuthorizationParams {
@@ -129,8 +144,9 @@ function query(params: Record<string, string | number | undefined>): string {
 
 export const api = {
   // Browser session
+  /** With `second_factor` in the answer, the sign-in is pending until `completeSignIn`. */
   login: (uin: number, password: string) =>
-    call<SignedInView>('POST', '/v1/account/login', { uin, password }),
+    call<SignedInView | PendingSignInView>('POST', '/v1/account/login', { uin, password }),
   logout: () => call<object>('POST', '/v1/account/logout', {}),
   me: () => call<MeView>('GET', '/v1/account/me'),
   changePassword: (current_password: string, new_password: string) =>
@@ -173,4 +189,29 @@ export const api = {
     call<{ user: AdminUserView }>('PATCH', `/v1/admin/users/${uin}`, patch),
   importUsers: (rows: ImportRow[]) =>
     call<{ results: ImportResult[] }>('POST', '/v1/admin/users/import', { rows }),
+
+  // Second factor (docs/interface.md#second-factor)
+  completeSignIn: (answer: SecondFactorAnswer) =>
+    call<SignedInView>('POST', '/v1/account/login/second-factor', answer),
+  secondFactorOptions: () =>
+    call<PublicKeyCredentialRequestOptionsJSON>('POST', '/v1/account/login/second-factor/options', {}),
+  passkeyLoginOptions: () =>
+    call<PublicKeyCredentialRequestOptionsJSON>('POST', '/v1/account/passkey-login/options', {}),
+  passkeyLogin: (response: AuthenticationResponseJSON) =>
+    call<SignedInView>('POST', '/v1/account/passkey-login', { response }),
+  secondFactors: () => call<SecondFactorsView>('GET', '/v1/account/second-factors'),
+  totpSetup: () => call<{ secret: string; otpauth_uri: string }>('POST', '/v1/account/totp/setup', {}),
+  totpConfirm: (code: string) =>
+    call<{ recovery_codes?: string[] }>('POST', '/v1/account/totp/confirm', { code }),
+  totpRemove: (password: string) => call<object>('DELETE', '/v1/account/totp', { password }),
+  passkeyOptions: () =>
+    call<PublicKeyCredentialCreationOptionsJSON>('POST', '/v1/account/passkeys/options', {}),
+  addPasskey: (name: string, response: RegistrationResponseJSON) =>
+    call<{ passkey: PasskeyView; recovery_codes?: string[] }>('POST', '/v1/account/passkeys', {
+      name,
+      response,
+    }),
+  removePasskey: (id: string) => call<object>('DELETE', `/v1/account/passkeys/${enc(id)}`),
+  regenerateRecoveryCodes: (password: string) =>
+    call<{ recovery_codes: string[] }>('POST', '/v1/account/recovery-codes', { password }),
 };

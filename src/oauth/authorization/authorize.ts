@@ -78,6 +78,8 @@ async function issueCode(
     codeChallengeMethod: request.pkce?.codeChallengeMethod ?? null,
     // OIDC Core §2 auth_time: when the user signed in, not when they clicked.
     authTime: session.createdAt,
+    // OIDC Core §2 amr: how the user signed in, carried to the id_token (RFC 8176).
+    amr: session.amr,
     createdAt: now,
     // RFC 6749 §4.1.2: "A maximum authorization code lifetime of 10 minutes is RECOMMENDED."
     expiresAt: now + ctx.config.authorizationCodeTtl * 1000,

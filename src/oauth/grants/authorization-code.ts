@@ -94,7 +94,13 @@ export async function exchangeAuthorizationCode(
   // A user disabled since signing in gets no tokens (SPEC §1).
   if (!user || user.disabled) throw new InvalidGrant('the user who granted this code is disabled');
 
-  const grant: TokenGrant = { clientId: client.clientId, uin: code.uin, scope: code.scope, codeHash };
+  const grant: TokenGrant = {
+    clientId: client.clientId,
+    uin: code.uin,
+    scope: code.scope,
+    codeHash,
+    amr: code.amr,
+  };
   // SPEC §6 / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
   const withRefreshToken =
     !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
@@ -117,6 +123,7 @@ export async function exchangeAuthorizationCode(
     user,
     clientId: client.clientId,
     authTime: code.authTime,
+    amr: code.amr,
     nonce: code.nonce,
     issuedAt: now,
   };

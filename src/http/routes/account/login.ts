@@ -5,6 +5,7 @@ import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../.
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput, UinInput } from '../../schemas.js';
+import { beginSecondFactorSignIn, endPreviousSignIn } from './second-factor-sign-in.js';
 import {
   clearSessionCookie,
   findSignedIn,
@@ -34,10 +35,13 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
         request.log.info({ uin }, 'sign-in refused');
         throw wrongCredentials();
       }
+      // docs/interface.md#second-factor: with a second factor, the password only opens a pending sign-in.
+      const pending = await beginSecondFactorSignIn(ctx, request, reply, user, attempt);
+      if (pending) return ok(pending);
       await ctx.loginThrottle.succeeded(attempt);
 
       // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
-      for (const previous of readSessionCookies(ctx, request)) await ctx.sessions.end(previous);
+      await endPreviousSignIn(ctx, request);
       const { id } = await ctx.sessions.start(user.uin);
       setSessionCookie(ctx, reply, id);
       request.log.info({ uin }, 'signed in');
@@ -52,7 +56,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
   );
 
   app.post('/v1/account/logout', { config: { csrf: true } }, async (request, reply) => {
-    for (const id of readSessionCookies(ctx, request)) await ctx.sessions.end(id);
+    await endPreviousSignIn(ctx, request);
     clearSessionCookie(ctx, reply);
     return ok({});
   });

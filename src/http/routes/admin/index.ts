@@ -1,10 +1,11 @@
 import type { RoutePlugin } from '../../route-plugin.js';
 import { adminAppRoutes } from './apps.js';
 import { requireAdmin } from './require-admin.js';
+import { adminSecondFactorRoutes } from './second-factors.js';
 import { adminUserImportRoutes } from './user-import.js';
 import { adminUserRoutes } from './users.js';
 
-/** The admin JSON API (SPEC §7, README "Admin API"). */
+/** The admin JSON API (docs/interface.md#admin-api). */
 export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   // Fastify encapsulation: this hook guards the routes registered inside this plugin, never the public ones.
   app.addHook('onRequest', requireAdmin(ctx));
@@ -16,4 +17,5 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(adminAppRoutes, { ctx });
   await app.register(adminUserRoutes, { ctx });
   await app.register(adminUserImportRoutes, { ctx });
+  await app.register(adminSecondFactorRoutes, { ctx });
 };

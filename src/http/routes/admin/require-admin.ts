@@ -1,13 +1,15 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
-import { forbidden } from '../../api-error.js';
+import { forbidden, secondFactorRequired } from '../../api-error.js';
 import { type SignedIn, requireSignedIn } from '../../session-cookie.js';
 
 /** The admin behind each admin request, set by the guard below before any handler runs. */
 const signedInAdmins = new WeakMap<FastifyRequest, SignedIn>();
 
 /**
- * The admin API's gate (SPEC §7): not signed in → 401 code -1; signed in but not an admin → 403 code 4.
+ * The admin API's gate (docs/interface.md#admin-api): not signed in → 401 code -1; signed in but not an
+ * admin → 403 code 4; an admin of a group in MFA_REQUIRED_GROUPS without a second factor → 403 code 8
+ * (docs/interface.md#second-factor).
  * It runs at `onRequest`, before the body is read or validated, so nobody else learns anything from the
  * admin routes' validation messages.
  */
@@ -15,6 +17,12 @@ export function requireAdmin(ctx: AppContext): onRequestAsyncHookHandler {
   return async (request) => {
     const signedIn = await requireSignedIn(ctx, request);
     if (signedIn.user.userGroup !== 'admin') throw forbidden('only admins may use the admin API');
+    if (
+      ctx.secondFactors.isRequiredFor(signedIn.user) &&
+      !(await ctx.secondFactors.hasSecondFactor(signedIn.user.uin))
+    ) {
+      throw secondFactorRequired('add a passkey or an authenticator app on your account page first');
+    }
     signedInAdmins.set(request, signedIn);
   };
 }

@@ -1,0 +1,201 @@
+/**
+ * Passkeys (WebAuthn Level 2) by @simplewebauthn/server: registration on the account page, use as a second
+ * factor, and passwordless sign-in with discoverable credentials. The relying party id is the host of
+ * BASE_URL and the expected origin its origin (WebAuthn §5.1.3, §7.1). Challenges are stored (as SHA-256)
+ * in the database, single use and valid 5 minutes, so any instance can finish a ceremony another began.
+ */
+import {
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server';
+import type { Clock } from '../clock.js';
+import type { PasskeyRecord, Store, WebAuthnPurpose } from '../storage/store.js';
+import { randomToken, sha256Hex } from './crypto.js';
+
+const CHALLENGE_TTL_MS = 5 * 60_000;
+
+export type { AuthenticationResponseJSON, RegistrationResponseJSON };
+
+export class PasskeyError extends Error {
+  override readonly name = 'PasskeyError';
+}
+
+/** What a verified assertion proves: whose passkey, and whether the user was verified (PIN, biometrics). */
+export interface PasskeyAssertion {
+  readonly passkey: PasskeyRecord;
+  readonly userVerified: boolean;
+}
+
+/** The challenge inside a response's clientDataJSON (WebAuthn §5.8.1), read before anything is verified. */
+function challengeOf(clientDataJSON: unknown): string | undefined {
+  if (typeof clientDataJSON !== 'string' || clientDataJSON.length > 4096) return undefined;
+  try {
+    const clientData = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as unknown;
+    const challenge = (clientData as { challenge?: unknown } | null)?.challenge;
+    return typeof challenge === 'string' && challenge.length <= 256 ? challenge : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class PasskeyService {
+  private readonly rpId: string;
+  private readonly origin: string;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    baseUrl: string,
+  ) {
+    const url = new URL(baseUrl);
+    this.rpId = url.hostname;
+    this.origin = url.origin;
+  }
+
+  /** Creation options for a new passkey of `uin`; its existing ones are excluded (no duplicates). */
+  async registrationOptions(uin: number): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const existing = await this.store.secondFactors.listPasskeys(uin);
+    const options = await generateRegistrationOptions({
+      rpName: 'campus-sso',
+      rpID: this.rpId,
+      userName: String(uin),
+      userDisplayName: String(uin),
+      // The user handle: the uin, so a second passkey on the same authenticator replaces the first.
+      userID: new TextEncoder().encode(String(uin)),
+      attestationType: 'none',
+      excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: [...p.transports] })),
+      // Discoverable ("resident") credentials are what lets a passkey sign in without typing the uin.
+      authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+    });
+    await this.remember(options.challenge, 'register', uin);
+    return options;
+  }
+
+  /** Verifies the browser's registration response and stores the passkey under `name`. */
+  async register(uin: number, name: string, response: RegistrationResponseJSON): Promise<PasskeyRecord> {
+    const challenge = await this.takeChallenge(response.response?.clientDataJSON, 'register', uin);
+    let verified;
+    try {
+      verified = await verifyRegistrationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: this.origin,
+        expectedRPID: this.rpId,
+        requireUserVerification: false,
+      });
+    } catch (error) {
+      throw new PasskeyError(`the passkey could not be verified: ${(error as Error).message}`);
+    }
+    if (!verified.verified) throw new PasskeyError('the passkey could not be verified');
+    const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
+    const passkey: PasskeyRecord = {
+      id: randomToken(12),
+      uin,
+      credentialId: credential.id,
+      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      deviceType: credentialDeviceType,
+      backedUp: credentialBackedUp,
+      name,
+      createdAt: this.clock.now(),
+      lastUsedAt: null,
+    };
+    if (!(await this.store.secondFactors.insertPasskey(passkey))) {
+      throw new PasskeyError('this passkey is registered already');
+    }
+    return passkey;
+  }
+
+  /** Request options for a second factor: the user's own passkeys only. */
+  async secondFactorOptions(uin: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const passkeys = await this.store.secondFactors.listPasskeys(uin);
+    const options = await generateAuthenticationOptions({
+      rpID: this.rpId,
+      allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: [...p.transports] })),
+      userVerification: 'preferred',
+    });
+    await this.remember(options.challenge, 'second-factor', uin);
+    return options;
+  }
+
+  /**
+   * Request options for a passwordless sign-in: no credential list (the authenticator offers its
+   * discoverable ones), and user verification required, so the passkey alone is two factors.
+   */
+  async passwordlessOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const options = await generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'required' });
+    await this.remember(options.challenge, 'passwordless', null);
+    return options;
+  }
+
+  /**
+   * Verifies an assertion for `purpose`. For a second factor the passkey must be `uin`'s; for a passwordless
+   * sign-in it may be anyone's, and the user must have been verified.
+   */
+  async authenticate(
+    purpose: 'second-factor' | 'passwordless',
+    uin: number | null,
+    response: AuthenticationResponseJSON,
+  ): Promise<PasskeyAssertion> {
+    const challenge = await this.takeChallenge(response.response?.clientDataJSON, purpose, uin);
+    const passkey =
+      typeof response.id === 'string' ? await this.store.secondFactors.findPasskey(response.id) : undefined;
+    if (!passkey || (uin !== null && passkey.uin !== uin)) throw new PasskeyError('unknown passkey');
+    let verified;
+    try {
+      verified = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: this.origin,
+        expectedRPID: this.rpId,
+        credential: {
+          id: passkey.credentialId,
+          publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
+          counter: passkey.counter,
+          transports: [...passkey.transports],
+        },
+        requireUserVerification: purpose === 'passwordless',
+      });
+    } catch (error) {
+      throw new PasskeyError(`the passkey could not be verified: ${(error as Error).message}`);
+    }
+    if (!verified.verified) throw new PasskeyError('the passkey could not be verified');
+    await this.store.secondFactors.touchPasskey(
+      passkey.id,
+      verified.authenticationInfo.newCounter,
+      this.clock.now(),
+    );
+    return { passkey, userVerified: verified.authenticationInfo.userVerified };
+  }
+
+  private async remember(challenge: string, purpose: WebAuthnPurpose, uin: number | null): Promise<void> {
+    await this.store.webAuthnChallenges.insert({
+      challengeHash: sha256Hex(challenge),
+      purpose,
+      uin,
+      expiresAt: this.clock.now() + CHALLENGE_TTL_MS,
+    });
+  }
+
+  /** Takes the response's challenge from the store: single use, unexpired, same purpose and user. */
+  private async takeChallenge(
+    clientDataJSON: unknown,
+    purpose: WebAuthnPurpose,
+    uin: number | null,
+  ): Promise<string> {
+    const challenge = challengeOf(clientDataJSON);
+    if (challenge === undefined) throw new PasskeyError('the response carries no challenge');
+    const stored = await this.store.webAuthnChallenges.take(sha256Hex(challenge));
+    if (!stored || stored.expiresAt <= this.clock.now() || stored.purpose !== purpose || stored.uin !== uin) {
+      throw new PasskeyError('the challenge is unknown, used or expired; start again');
+    }
+    return challenge;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Secrets the server must read back (TOTP secrets) are kept encrypted at rest (docs/security.md): AES-256-GCM
+ * under a key-encryption key that never enters the database (SECRET_KEY, or the file SECRET_KEY_FILE), with
+ * the row's identity as additional authenticated data, so a ciphertext copied onto another row does not open.
+ * A copy of the database alone reveals none of them.
+ */
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { MIN_SECRET_KEY_LENGTH, type SecretKeySource } from '../config/config.js';
+
+/** The stored form: version prefix, then base64url(iv ‖ ciphertext ‖ tag). */
+const PREFIX = 'enc:v1:';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export class SecretBoxError extends Error {
+  override readonly name = 'SecretBoxError';
+}
+
+/** Seals and opens short secrets with one 256-bit key. */
+export class SecretBox {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new SecretBoxError('the key-encryption key must be 32 bytes');
+  }
+
+  seal(plaintext: string, aad: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(aad, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return PREFIX + Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** Throws a SecretBoxError when the key or the `aad` is not the one it was sealed with. */
+  open(sealed: string, aad: string): string {
+    if (!sealed.startsWith(PREFIX)) throw new SecretBoxError('not a sealed secret');
+    const bytes = Buffer.from(sealed.slice(PREFIX.length), 'base64url');
+    if (bytes.length < IV_BYTES + TAG_BYTES) throw new SecretBoxError('a sealed secret is truncated');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+      decipher.setAAD(Buffer.from(aad, 'utf8'));
+      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+      return Buffer.concat([
+        decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
+    } catch {
+      throw new SecretBoxError(
+        'cannot open a sealed secret: SECRET_KEY (or SECRET_KEY_FILE) is not the key it was sealed with',
+      );
+    }
+  }
+}
+
+/** The 256-bit key derived from the configured secret (RFC 5869 HKDF-SHA-256; the secret may be any text). */
+function deriveKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'campus-sso', 'secret box', 32));
+}
+
+async function readSecretFile(path: string): Promise<string> {
+  const secret = (await readFile(path, 'utf8')).trim();
+  if (secret.length < MIN_SECRET_KEY_LENGTH) {
+    throw new SecretBoxError(
+      `the secret key file ${path} must hold at least ${MIN_SECRET_KEY_LENGTH} characters`,
+    );
+  }
+  return secret;
+}
+
+/**
+ * Reads the key-encryption key. A missing SECRET_KEY_FILE is created (mode 0600, 256 random bits) when the
+ * configuration allows it; `wx` makes two processes starting together agree on one file.
+ */
+export async function loadSecretBox(source: SecretKeySource): Promise<SecretBox> {
+  if (source.kind === 'value') return new SecretBox(deriveKey(source.value));
+  try {
+    return new SecretBox(deriveKey(await readSecretFile(source.path)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!source.createIfMissing) throw new SecretBoxError(`SECRET_KEY_FILE ${source.path} does not exist`);
+  }
+  await mkdir(dirname(source.path), { recursive: true });
+  try {
+    await writeFile(source.path, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return new SecretBox(deriveKey(await readSecretFile(source.path)));
+}

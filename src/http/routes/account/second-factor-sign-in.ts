@@ -1,0 +1,194 @@
+/**
+ * Signing in with a second factor (docs/interface.md#second-factor): the password step opens a pending
+ * sign-in (`beginSecondFactorSignIn`), which `POST /v1/account/login/second-factor` completes with a TOTP
+ * code, a recovery code or a passkey; and passwordless sign-in with a passkey alone.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.js';
+import { AMR, passkeyMethod, withSecondFactor } from '../../../domain/amr.js';
+import type { Attempt } from '../../../domain/login-throttle.js';
+import {
+  type AuthenticationResponseJSON,
+  PasskeyError,
+  type PasskeyAssertion,
+} from '../../../domain/passkeys.js';
+import { PENDING_SIGN_IN_TTL_SECONDS } from '../../../domain/pending-sign-ins.js';
+import type { PendingSignInView, SignedInView } from '../../../shared/views.js';
+import type { UserRecord } from '../../../storage/store.js';
+import { EnvelopeCode } from '../../../shared/envelope.js';
+import { ApiError, badRequest, notSignedIn, tooManyAttempts } from '../../api-error.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { clearSessionCookie, readSessionCookies, setSessionCookie } from '../../session-cookie.js';
+import { AuthenticationResponseInput } from './webauthn-schemas.js';
+
+/** Ends whatever the request's cookie stands for (a session or a pending sign-in): no session fixation. */
+export async function endPreviousSignIn(ctx: AppContext, request: FastifyRequest): Promise<void> {
+  for (const previous of readSessionCookies(ctx, request)) {
+    await ctx.sessions.end(previous);
+    await ctx.pendingSignIns.endById(previous);
+  }
+}
+
+/**
+ * The password was right. A user with a second factor gets a pending sign-in under the session cookie and
+ * the factors to choose from; answers undefined when the password alone signs the user in.
+ */
+export async function beginSecondFactorSignIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRecord,
+  attempt: Attempt,
+): Promise<PendingSignInView | undefined> {
+  const factors = await ctx.secondFactors.factorsOf(user.uin);
+  if (factors.length === 0) return undefined;
+  await ctx.loginThrottle.passwordAccepted(attempt);
+  await endPreviousSignIn(ctx, request);
+  const id = await ctx.pendingSignIns.begin(user.uin);
+  setSessionCookie(ctx, reply, id, PENDING_SIGN_IN_TTL_SECONDS);
+  request.log.info({ uin: user.uin }, 'password accepted; second factor awaited');
+  return { uin: user.uin, user_group: user.userGroup, second_factor: factors };
+}
+
+/** Starts the real session (a fresh id) with how the user proved who they are. */
+async function signIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRecord,
+  amr: readonly string[],
+): Promise<SignedInView> {
+  await endPreviousSignIn(ctx, request);
+  const { id } = await ctx.sessions.start(user.uin, amr);
+  setSessionCookie(ctx, reply, id);
+  request.log.info({ uin: user.uin, amr }, 'signed in');
+  return { uin: user.uin, user_group: user.userGroup };
+}
+
+const SecondFactorBody = Type.Object(
+  {
+    totp: Type.Optional(Type.String({ pattern: '^[0-9]{6}$' })),
+    recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    passkey: Type.Optional(AuthenticationResponseInput),
+  },
+  { additionalProperties: false },
+);
+
+const PasskeyLoginBody = Type.Object(
+  { response: AuthenticationResponseInput },
+  { additionalProperties: false },
+);
+
+const noPendingSignIn = (): ApiError =>
+  notSignedIn('no sign-in is waiting for a second factor: sign in with your password again');
+
+export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
+  /** The pending sign-in behind the request's cookie, or 401 code -1. */
+  async function requirePending(request: FastifyRequest) {
+    // Of several same-named cookies (docs/interface.md#sessions-and-sign-out), the one naming a pending sign-in.
+    for (const id of readSessionCookies(ctx, request)) {
+      const pending = await ctx.pendingSignIns.find(id);
+      if (pending) return pending;
+    }
+    throw noPendingSignIn();
+  }
+
+  app.post('/v1/account/login/second-factor/options', { config: { csrf: true } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const pending = await requirePending(request);
+    if ((await ctx.store.secondFactors.listPasskeys(pending.uin)).length === 0) {
+      throw badRequest('this account has no passkey');
+    }
+    return ok(await ctx.passkeys.secondFactorOptions(pending.uin));
+  });
+
+  app.post(
+    '/v1/account/login/second-factor',
+    { schema: { body: SecondFactorBody }, config: { csrf: true } },
+    async (request, reply) => {
+      const { totp, recovery_code: recoveryCode, passkey } = request.body;
+      const given = [totp, recoveryCode, passkey].filter((answer) => answer !== undefined).length;
+      if (given !== 1) throw badRequest('send exactly one of totp, recovery_code and passkey');
+      const pending = await requirePending(request);
+
+      // Second-factor guesses are sign-in attempts: the same throttle, per account and per address.
+      const attempt = await ctx.loginThrottle.begin(pending.uin, request.ip);
+      if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
+
+      let method: string | undefined;
+      if (totp !== undefined) {
+        if (await ctx.totp.verify(pending.uin, totp)) method = AMR.oneTimePassword;
+      } else if (recoveryCode !== undefined) {
+        if (await ctx.secondFactors.useRecoveryCode(pending.uin, recoveryCode)) method = AMR.oneTimePassword;
+      } else if (passkey !== undefined) {
+        const assertion = await passkeyAssertion(
+          ctx,
+          'second-factor',
+          pending.uin,
+          passkey as AuthenticationResponseJSON,
+        );
+        if (assertion) method = passkeyMethod(assertion.passkey);
+      }
+
+      if (method === undefined) {
+        await ctx.loginThrottle.failed(attempt);
+        const ended = await ctx.pendingSignIns.fail(pending);
+        request.log.info({ uin: pending.uin, ended }, 'second factor refused');
+        if (ended) {
+          clearSessionCookie(ctx, reply);
+          throw notSignedIn('too many wrong answers: sign in with your password again');
+        }
+        throw new ApiError(401, EnvelopeCode.InvalidRequest, 'wrong second factor');
+      }
+      // Exactly one request completes a pending sign-in.
+      if (!(await ctx.pendingSignIns.end(pending))) throw noPendingSignIn();
+      await ctx.loginThrottle.succeeded(attempt);
+      const user = await ctx.store.users.find(pending.uin);
+      if (!user || user.disabled) throw noPendingSignIn();
+      return ok(await signIn(ctx, request, reply, user, withSecondFactor(method)));
+    },
+  );
+
+  app.post('/v1/account/passkey-login/options', { config: { csrf: true } }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return ok(await ctx.passkeys.passwordlessOptions());
+  });
+
+  app.post(
+    '/v1/account/passkey-login',
+    { schema: { body: PasskeyLoginBody }, config: { csrf: true } },
+    async (request, reply) => {
+      const assertion = await passkeyAssertion(
+        ctx,
+        'passwordless',
+        null,
+        request.body.response as AuthenticationResponseJSON,
+      );
+      const user = assertion && (await ctx.store.users.find(assertion.passkey.uin));
+      if (!assertion || !user || user.disabled) {
+        request.log.info({ uin: assertion?.passkey.uin }, 'passkey sign-in refused');
+        throw new ApiError(401, EnvelopeCode.InvalidRequest, 'the passkey could not be verified');
+      }
+      // The passkey is something the user has, unlocked by something they know or are (user verification).
+      const amr = [passkeyMethod(assertion.passkey), AMR.multiFactor];
+      return ok(await signIn(ctx, request, reply, user, amr));
+    },
+  );
+};
+
+/** The verified assertion, or undefined when it does not verify (the reason is logged, not answered). */
+async function passkeyAssertion(
+  ctx: AppContext,
+  purpose: 'second-factor' | 'passwordless',
+  uin: number | null,
+  response: AuthenticationResponseJSON,
+): Promise<PasskeyAssertion | undefined> {
+  try {
+    return await ctx.passkeys.authenticate(purpose, uin, response);
+  } catch (error) {
+    if (error instanceof PasskeyError) return undefined;
+    throw error;
+  }
+}

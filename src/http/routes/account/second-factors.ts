@@ -1,0 +1,185 @@
+/**
+ * The signed-in user's own second factors (docs/interface.md#second-factor): TOTP set-up, confirmation and
+ * removal, passkeys (register, list, remove) and recovery codes. The first factor enrolled comes with 10
+ * recovery codes, answered once; removing the last one voids them.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.js';
+import { PasskeyError, type RegistrationResponseJSON } from '../../../domain/passkeys.js';
+import { verifyPassword } from '../../../domain/passwords.js';
+import type { PasskeyView, SecondFactorsView } from '../../../shared/views.js';
+import type { PasskeyRecord, UserRecord } from '../../../storage/store.js';
+import { badRequest, conflict, notFound, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { PasswordInput } from '../../schemas.js';
+import { requireSignedIn } from '../../session-cookie.js';
+import { RegistrationResponseInput } from './webauthn-schemas.js';
+
+const iso = (epochMs: number | null): string | null =>
+  epochMs === null ? null : new Date(epochMs).toISOString();
+
+export function passkeyView(passkey: PasskeyRecord): PasskeyView {
+  return {
+    id: passkey.id,
+    name: passkey.name,
+    created_at: new Date(passkey.createdAt).toISOString(),
+    last_used_at: iso(passkey.lastUsedAt),
+    synced: passkey.deviceType === 'multiDevice',
+  };
+}
+
+const CodeBody = Type.Object(
+  { code: Type.String({ pattern: '^[0-9]{6}$' }) },
+  { additionalProperties: false },
+);
+const PasswordBody = Type.Object({ password: PasswordInput }, { additionalProperties: false });
+const PasskeyBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 64 }), response: RegistrationResponseInput },
+  { additionalProperties: false },
+);
+const PasskeyParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+
+/** The current password, checked and throttled like any sign-in (removing a factor weakens the account). */
+async function requirePassword(
+  ctx: AppContext,
+  request: FastifyRequest,
+  user: UserRecord,
+  password: string,
+): Promise<void> {
+  const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);
+  if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
+  if (!(await verifyPassword(user.passwordHash, password))) {
+    await ctx.loginThrottle.failed(attempt);
+    throw wrongCredentials();
+  }
+  await ctx.loginThrottle.succeeded(attempt);
+}
+
+export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
+  // The answers carry secrets (TOTP secret, recovery codes): no browser or proxy may keep them.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  app.get('/v1/account/second-factors', async (request) => {
+    const { user } = await requireSignedIn(ctx, request);
+    const [totp, passkeys, recoveryCodes] = await Promise.all([
+      ctx.totp.isEnrolled(user.uin),
+      ctx.store.secondFactors.listPasskeys(user.uin),
+      ctx.store.secondFactors.countUnusedRecoveryCodes(user.uin),
+    ]);
+    const view: SecondFactorsView = {
+      totp,
+      passkeys: passkeys.map(passkeyView),
+      recovery_codes_left: recoveryCodes,
+      required: ctx.secondFactors.isRequiredFor(user),
+    };
+    return ok(view);
+  });
+
+  app.post('/v1/account/totp/setup', { config: { csrf: true } }, async (request) => {
+    const { user } = await requireSignedIn(ctx, request);
+    const setup = await ctx.totp.setup(user.uin);
+    if (!setup) throw conflict('an authenticator app is set up already: remove it first');
+    return ok({ secret: setup.secret, otpauth_uri: setup.otpauthUri });
+  });
+
+  app.post(
+    '/v1/account/totp/confirm',
+    { schema: { body: CodeBody }, config: { csrf: true } },
+    async (request) => {
+      const { user } = await requireSignedIn(ctx, request);
+      const hadFactor = await ctx.secondFactors.hasSecondFactor(user.uin);
+      if (!(await ctx.totp.confirm(user.uin, request.body.code))) {
+        throw badRequest(
+          'wrong code, or no authenticator app awaits confirmation: check the time on the phone',
+        );
+      }
+      request.log.info({ uin: user.uin }, 'second factor added: totp');
+      const recoveryCodes = await ctx.secondFactors.afterEnrolment(user.uin, hadFactor);
+      return ok(recoveryCodes ? { recovery_codes: recoveryCodes } : {});
+    },
+  );
+
+  app.delete(
+    '/v1/account/totp',
+    { schema: { body: PasswordBody }, config: { csrf: true } },
+    async (request) => {
+      const { user } = await requireSignedIn(ctx, request);
+      await requirePassword(ctx, request, user, request.body.password);
+      if (!(await ctx.totp.remove(user.uin))) throw notFound('no authenticator app is set up');
+      await ctx.secondFactors.afterRemoval(user.uin);
+      request.log.info({ uin: user.uin }, 'second factor removed: totp');
+      return ok({});
+    },
+  );
+
+  app.post('/v1/account/passkeys/options', { config: { csrf: true } }, async (request) => {
+    const { user } = await requireSignedIn(ctx, request);
+    return ok(await ctx.passkeys.registrationOptions(user.uin));
+  });
+
+  app.post(
+    '/v1/account/passkeys',
+    { schema: { body: PasskeyBody }, config: { csrf: true } },
+    async (request) => {
+      const { user } = await requireSignedIn(ctx, request);
+      const hadFactor = await ctx.secondFactors.hasSecondFactor(user.uin);
+      let passkey: PasskeyRecord;
+      try {
+        passkey = await ctx.passkeys.register(
+          user.uin,
+          request.body.name.trim() || 'Passkey',
+          request.body.response as RegistrationResponseJSON,
+        );
+      } catch (error) {
+        if (error instanceof PasskeyError) throw badRequest(error.message);
+        throw error;
+      }
+      request.log.info({ uin: user.uin, passkey: passkey.id }, 'second factor added: passkey');
+      const recoveryCodes = await ctx.secondFactors.afterEnrolment(user.uin, hadFactor);
+      return ok({
+        passkey: passkeyView(passkey),
+        ...(recoveryCodes ? { recovery_codes: recoveryCodes } : {}),
+      });
+    },
+  );
+
+  app.get('/v1/account/passkeys', async (request) => {
+    const { user } = await requireSignedIn(ctx, request);
+    return ok({ passkeys: (await ctx.store.secondFactors.listPasskeys(user.uin)).map(passkeyView) });
+  });
+
+  app.delete(
+    '/v1/account/passkeys/:id',
+    { schema: { params: PasskeyParams }, config: { csrf: true } },
+    async (request) => {
+      const { user } = await requireSignedIn(ctx, request);
+      if (!(await ctx.store.secondFactors.deletePasskey(user.uin, request.params.id))) {
+        throw notFound('no such passkey');
+      }
+      await ctx.secondFactors.afterRemoval(user.uin);
+      request.log.info({ uin: user.uin, passkey: request.params.id }, 'second factor removed: passkey');
+      return ok({});
+    },
+  );
+
+  app.post(
+    '/v1/account/recovery-codes',
+    { schema: { body: PasswordBody }, config: { csrf: true } },
+    async (request) => {
+      const { user } = await requireSignedIn(ctx, request);
+      await requirePassword(ctx, request, user, request.body.password);
+      if (!(await ctx.secondFactors.hasSecondFactor(user.uin))) {
+        throw conflict(
+          'recovery codes come with a second factor: add a passkey or an authenticator app first',
+        );
+      }
+      request.log.info({ uin: user.uin }, 'recovery codes regenerated');
+      return ok({ recovery_codes: await ctx.secondFactors.regenerateRecoveryCodes(user.uin) });
+    },
+  );
+};

@@ -1,0 +1,173 @@
+/**
+ * The second-factor tables: totp_credentials, passkeys and recovery_codes; their queries and row mappers
+ * (docs/architecture.md#storage). None is on a benchmarked path, so all go through Kysely.
+ */
+import { type Selectable, sql } from 'kysely';
+import { Repository, bit, changed, inserted } from './connection.js';
+import type { Database } from './schema.js';
+import type { PasskeyRecord, SecondFactorRepository, TotpCredentialRecord } from './store.js';
+
+const nullableNumber = (value: number | null): number | null => (value === null ? null : Number(value));
+
+function toTotp(row: Selectable<Database['totp_credentials']>): TotpCredentialRecord {
+  return {
+    uin: Number(row.uin),
+    sealedSecret: row.sealed_secret,
+    confirmedAt: nullableNumber(row.confirmed_at),
+    lastUsedStep: nullableNumber(row.last_used_step),
+    createdAt: Number(row.created_at),
+  };
+}
+
+function toPasskey(row: Selectable<Database['passkeys']>): PasskeyRecord {
+  return {
+    id: row.id,
+    uin: Number(row.uin),
+    credentialId: row.credential_id,
+    publicKey: row.public_key,
+    counter: Number(row.counter),
+    transports: JSON.parse(row.transports) as string[],
+    deviceType: row.device_type === 'multiDevice' ? 'multiDevice' : 'singleDevice',
+    backedUp: row.backed_up === 1,
+    name: row.name,
+    createdAt: Number(row.created_at),
+    lastUsedAt: nullableNumber(row.last_used_at),
+  };
+}
+
+export class SecondFactors extends Repository implements SecondFactorRepository {
+  async findTotp(uin: number): Promise<TotpCredentialRecord | undefined> {
+    const row = await this.db
+      .selectFrom('totp_credentials')
+      .selectAll()
+      .where('uin', '=', uin)
+      .executeTakeFirst();
+    return row && toTotp(row);
+  }
+
+  async putUnconfirmedTotp(credential: TotpCredentialRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('totp_credentials')
+      .values({
+        uin: credential.uin,
+        sealed_secret: credential.sealedSecret,
+        confirmed_at: null,
+        last_used_step: null,
+        created_at: credential.createdAt,
+      })
+      // A confirmed secret stays: it must be removed (with the password) before another is set up.
+      .onConflict((oc) =>
+        oc
+          .column('uin')
+          .doUpdateSet({ sealed_secret: credential.sealedSecret, created_at: credential.createdAt })
+          .where('totp_credentials.confirmed_at', 'is', null),
+      )
+      .executeTakeFirst();
+    return inserted(result);
+  }
+
+  async acceptTotpStep(uin: number, step: number, confirm: { now: number } | undefined): Promise<boolean> {
+    // One statement: of two requests with the same code, exactly one moves the step forward.
+    let query = this.db
+      .updateTable('totp_credentials')
+      .set({ last_used_step: step })
+      .where('uin', '=', uin)
+      .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]));
+    query = confirm
+      ? query.set({ confirmed_at: confirm.now }).where('confirmed_at', 'is', null)
+      : query.where('confirmed_at', 'is not', null);
+    return changed(await query.executeTakeFirst());
+  }
+
+  async deleteTotp(uin: number): Promise<boolean> {
+    return changed(await this.db.deleteFrom('totp_credentials').where('uin', '=', uin).executeTakeFirst());
+  }
+
+  async listPasskeys(uin: number): Promise<PasskeyRecord[]> {
+    const rows = await this.db
+      .selectFrom('passkeys')
+      .selectAll()
+      .where('uin', '=', uin)
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toPasskey);
+  }
+
+  async findPasskey(credentialId: string): Promise<PasskeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('passkeys')
+      .selectAll()
+      .where('credential_id', '=', credentialId)
+      .executeTakeFirst();
+    return row && toPasskey(row);
+  }
+
+  async insertPasskey(passkey: PasskeyRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('passkeys')
+      .values({
+        id: passkey.id,
+        uin: passkey.uin,
+        credential_id: passkey.credentialId,
+        public_key: passkey.publicKey,
+        counter: passkey.counter,
+        transports: JSON.stringify(passkey.transports),
+        device_type: passkey.deviceType,
+        backed_up: bit(passkey.backedUp),
+        name: passkey.name,
+        created_at: passkey.createdAt,
+        last_used_at: passkey.lastUsedAt,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return inserted(result);
+  }
+
+  async touchPasskey(id: string, counter: number, now: number): Promise<void> {
+    await this.db.updateTable('passkeys').set({ counter, last_used_at: now }).where('id', '=', id).execute();
+  }
+
+  async deletePasskey(uin: number, id: string): Promise<boolean> {
+    const query = this.db.deleteFrom('passkeys').where('uin', '=', uin).where('id', '=', id);
+    return changed(await query.executeTakeFirst());
+  }
+
+  async replaceRecoveryCodes(uin: number, codeHashes: readonly string[], now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('recovery_codes').where('uin', '=', uin).execute();
+      if (codeHashes.length === 0) return;
+      await trx
+        .insertInto('recovery_codes')
+        .values(codeHashes.map((codeHash) => ({ uin, code_hash: codeHash, created_at: now, used_at: null })))
+        .execute();
+    });
+  }
+
+  async useRecoveryCode(uin: number, codeHash: string, now: number): Promise<boolean> {
+    const query = this.db
+      .updateTable('recovery_codes')
+      .set({ used_at: now })
+      .where('uin', '=', uin)
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null);
+    return changed(await query.executeTakeFirst());
+  }
+
+  async countUnusedRecoveryCodes(uin: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('recovery_codes')
+      .select(sql<number>`count(*)`.as('count'))
+      .where('uin', '=', uin)
+      .where('used_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  async deleteAll(uin: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('totp_credentials').where('uin', '=', uin).execute();
+      await trx.deleteFrom('passkeys').where('uin', '=', uin).execute();
+      await trx.deleteFrom('recovery_codes').where('uin', '=', uin).execute();
+    });
+  }
+}

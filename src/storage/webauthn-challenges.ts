@@ -1,0 +1,38 @@
+/** The webauthn_challenges table: its queries (docs/architecture.md#storage). */
+import { Repository } from './connection.js';
+import type { WebAuthnChallengeRecord, WebAuthnChallengeRepository, WebAuthnPurpose } from './store.js';
+
+export class WebAuthnChallenges extends Repository implements WebAuthnChallengeRepository {
+  async insert(challenge: WebAuthnChallengeRecord): Promise<void> {
+    const { challengeHash, purpose, uin, expiresAt } = challenge;
+    await this.db
+      .insertInto('webauthn_challenges')
+      .values({ challenge_hash: challengeHash, purpose, uin, expires_at: expiresAt })
+      .execute();
+  }
+
+  async take(challengeHash: string): Promise<WebAuthnChallengeRecord | undefined> {
+    // DELETE … RETURNING: of two requests with one challenge, only one gets the row (single use).
+    const row = await this.db
+      .deleteFrom('webauthn_challenges')
+      .where('challenge_hash', '=', challengeHash)
+      .returningAll()
+      .executeTakeFirst();
+    return (
+      row && {
+        challengeHash: row.challenge_hash,
+        purpose: row.purpose as WebAuthnPurpose,
+        uin: row.uin === null ? null : Number(row.uin),
+        expiresAt: Number(row.expires_at),
+      }
+    );
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('webauthn_challenges')
+      .where('expires_at', '<', now)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
