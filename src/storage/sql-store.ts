@@ -9,6 +9,7 @@ import { Codes } from './codes.js';
 import type { Connection } from './connection.js';
 import { Consents } from './consents.js';
 import { migrationProvider } from './migrations/index.js';
+import { Readiness } from './readiness.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { PurgeReport, Store } from './store.js';
@@ -26,6 +27,7 @@ export class SqlStore implements Store {
   readonly consents: Consents;
   readonly throttles: Throttles;
   readonly signingKeys: SigningKeys;
+  private readonly readiness: Readiness;
 
   constructor(
     private readonly connection: Connection,
@@ -41,6 +43,7 @@ export class SqlStore implements Store {
     this.consents = new Consents(connection);
     this.throttles = new Throttles(connection);
     this.signingKeys = new SigningKeys(connection);
+    this.readiness = new Readiness(connection);
   }
 
   async migrate(): Promise<string[]> {
@@ -78,7 +81,7 @@ export class SqlStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await sql`select 1`.execute(this.connection.db);
+    await this.readiness.probe();
   }
 
   async purgeExpired(now: number): Promise<PurgeReport> {
