@@ -107,6 +107,19 @@ function openPostgres(url: string, timeouts: PostgresTimeouts): Store {
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
   });
+  // A connection found broken or silent is rarely alone (a failover, a proxy restart): probe every idle
+  // one at once, so the dead ones are all found within one query timeout, not one request after another.
+  let sweeping = false;
+  pool.on('release', (error: Error | undefined) => {
+    if (sweeping || error === undefined || !mustDiscardConnection(error)) return;
+    sweeping = true;
+    const probes = Array.from({ length: pool.idleCount }, () =>
+      pool.query('select 1').catch(() => undefined),
+    );
+    void Promise.all(probes).finally(() => {
+      sweeping = false;
+    });
+  });
   const dialectPool: PostgresPool = {
     connect: async () => new DiscardingClient(await pool.connect()),
     end: () => pool.end(),
