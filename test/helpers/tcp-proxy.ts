@@ -24,21 +24,27 @@ export class TcpProxy {
   /** Connections accepted so far (each one the server opened to the database). */
   accepted = 0;
 
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
+  private readonly server: Server;
+  private listening = 0;
+
+  private constructor(private readonly target: { host: string; port: number }) {
+    this.server = createServer((client) => this.accept(client));
+  }
+
+  /** The port the proxy listens on. */
+  get port(): number {
+    return this.listening;
+  }
 
   /** Listens on a free port of 127.0.0.1 and forwards to `target`. */
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    let proxy: TcpProxy | undefined;
-    const server = createServer((client) => proxy?.accept(client, target));
+    const proxy = new TcpProxy(target);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      proxy.server.once('error', reject);
+      proxy.server.listen(0, '127.0.0.1', () => resolve());
     });
-    const address = server.address();
-    proxy = new TcpProxy(server, typeof address === 'object' && address ? address.port : 0);
+    const address = proxy.server.address();
+    proxy.listening = typeof address === 'object' && address ? address.port : 0;
     return proxy;
   }
 
@@ -50,7 +56,7 @@ export class TcpProxy {
     return routed.href;
   }
 
-  private accept(client: Socket, target: { host: string; port: number }): void {
+  private accept(client: Socket): void {
     this.accepted++;
     client.on('error', () => undefined);
     if (this.mode === 'cut') {
@@ -64,7 +70,7 @@ export class TcpProxy {
       client.resume();
       return;
     }
-    const upstream = connect(target.port, target.host);
+    const upstream = connect(this.target.port, this.target.host);
     const pair: Pair = { client, upstream, silent: false };
     this.pairs.add(pair);
     upstream.on('error', () => client.destroy());
