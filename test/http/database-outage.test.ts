@@ -92,6 +92,7 @@ describeEachDatabase(
 
     afterAll(async () => {
       const code = await serve?.stop();
+      proxy?.restore();
       await proxy?.close();
       await schema?.drop();
       // The process lived through every fault, and stopped cleanly at the end.
@@ -240,7 +241,8 @@ describeEachDatabase(
       expectUnavailable(await everyKind(before));
       const readyz = await timed('readyz', () => fetch(`${baseUrl}/readyz`));
       expect(readyz.status).toBe(503);
-      expect(readyz.ms).toBeLessThan(2_500);
+      // Bounded at 2 s by the server; the rest is slack for a loaded test machine.
+      expect(readyz.ms).toBeLessThan(3_000);
     }, 60_000);
 
     it('heals by itself after a failover: the old connections stay silently dead, new ones work', async () => {
@@ -281,6 +283,18 @@ describeEachDatabase(
       expect(answered.length).toBeGreaterThan(0);
       for (const token of answered) expect((await userInfo(token)).status).toBe(200);
     }, 90_000);
+
+    it('stops on SIGTERM with exit 0 while the network is stalled', async () => {
+      await everyKind(await prepared());
+      proxy.stall();
+      const inFlight = everyKind({ code: 'x'.repeat(51), token: 't'.repeat(51) }).catch(() => undefined);
+      await sleep(200);
+      const started = Date.now();
+      expect(await serve.stop()).toBe(0);
+      // SHUTDOWN_TIMEOUT is 3 s; the requests in flight wait at most a query timeout.
+      expect(Date.now() - started).toBeLessThan(6_000);
+      await inFlight;
+    }, 30_000);
   },
   ['postgres'],
 );
