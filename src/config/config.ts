@@ -9,7 +9,37 @@ import { USER_GROUPS } from '../shared/users.js';
 
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly file: string; readonly url: string }
-  | { readonly kind: 'postgres'; readonly url: string };
+  | { readonly kind: 'postgres'; readonly url: string; readonly timeouts?: PostgresTimeouts };
+
+/**
+ * How a PostgreSQL connection that stops answering (a killed backend, a proxy restart, a failover that leaves
+ * the old connections silently dead) is found and replaced (docs/interface.md#configuration). Milliseconds;
+ * 0 turns a timeout off.
+ */
+export interface PostgresTimeouts {
+  /** Opening a connection, or waiting for a free one from the pool. */
+  readonly connectMs: number;
+  /** Client side: a query with no answer by then fails, and its connection is closed, never reused. */
+  readonly queryMs: number;
+  /** Server side (`statement_timeout`): the server cancels a statement running this long. */
+  readonly statementMs: number;
+  /** Server side (`idle_in_transaction_session_timeout`): a transaction left idle this long is ended. */
+  readonly idleInTransactionMs: number;
+  /** TCP keepalive probes start after a connection is this long without traffic. */
+  readonly keepAliveDelayMs: number;
+}
+
+/**
+ * The statement timeout is shorter than the query timeout, so a slow but healthy query is cancelled by the
+ * server (its connection stays usable) before the client gives up on the connection as dead.
+ */
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = {
+  connectMs: 5_000,
+  queryMs: 10_000,
+  statementMs: 8_000,
+  idleInTransactionMs: 10_000,
+  keepAliveDelayMs: 10_000,
+};
 
 /**
  * Where the key-encryption key comes from (docs/security.md): never the database, so a copy of the database
@@ -158,11 +188,26 @@ function readDatabase(env: Env): DatabaseConfig {
     } catch {
       throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
     }
-    return { kind: 'postgres', url };
+    return { kind: 'postgres', url, timeouts: readPostgresTimeouts(env) };
   }
   throw new ConfigError(
     `DATABASE_URL must be sqlite:<file path> or postgres://user@host:port/database, got "${url.replace(/:[^:@/]*@/, ':***@')}"`,
   );
+}
+
+const MAX_TIMEOUT_MS = 3_600_000;
+
+function readPostgresTimeouts(env: Env): PostgresTimeouts {
+  const read = (name: string, fallback: number, min = 0): number =>
+    readInteger(env, name, fallback, min, MAX_TIMEOUT_MS);
+  const defaults = DEFAULT_POSTGRES_TIMEOUTS;
+  return {
+    connectMs: read('DATABASE_CONNECT_TIMEOUT_MS', defaults.connectMs, 100),
+    queryMs: read('DATABASE_QUERY_TIMEOUT_MS', defaults.queryMs),
+    statementMs: read('DATABASE_STATEMENT_TIMEOUT_MS', defaults.statementMs),
+    idleInTransactionMs: read('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', defaults.idleInTransactionMs),
+    keepAliveDelayMs: read('DATABASE_KEEPALIVE_DELAY_MS', defaults.keepAliveDelayMs, 1),
+  };
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -8,6 +8,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InsufficientScope, InvalidToken, OAuthError } from '../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../oauth/tokens.js';
 import { EnvelopeCode } from '../shared/envelope.js';
+import { isDatabaseUnavailable } from '../storage/database-errors.js';
 import { ApiError } from './api-error.js';
 
 /**
@@ -129,8 +130,32 @@ function renderFastifyError(error: FastifyError): { status: number; message: str
   return { status: 500, message: 'internal error' };
 }
 
+/** Seconds a client is asked to wait before retrying while the database is unavailable. */
+export const RETRY_AFTER_UNAVAILABLE_S = 5;
+
+/**
+ * The database is unavailable (docs/operations.md#when-the-database-is-unavailable): 503 with `Retry-After`
+ * (RFC 9110 §15.6.4, §10.2.3), so clients and load balancers retry instead of reporting a bug. The OAuth
+ * endpoints answer `temporarily_unavailable` (RFC 6749 §4.1.2.1), the envelope code 99.
+ */
+function renderUnavailable(style: ErrorStyle): Rendered {
+  const retry = { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_S) };
+  const description = 'the service is temporarily unavailable; try again in a few seconds';
+  if (style === 'oauth') {
+    return {
+      status: 503,
+      body: { error: 'temporarily_unavailable', error_description: description },
+      headers: { ...NO_STORE_HEADERS, ...retry },
+    };
+  }
+  const msg = style === 'legacy' ? `temporarily_unavailable: ${description}` : description;
+  const headers = style === 'legacy' ? { ...NO_STORE_HEADERS, ...retry } : retry;
+  return { status: 503, body: { code: EnvelopeCode.Internal, msg, data: {} }, headers };
+}
+
 /** Renders any thrown error in the convention of the route it came from. */
 export function render(error: unknown, style: ErrorStyle): Rendered {
+  if (isDatabaseUnavailable(error)) return renderUnavailable(style);
   if (error instanceof OAuthError) return renderOAuthError(error, style);
   if (error instanceof ApiError) {
     return {
@@ -179,7 +204,10 @@ function fallbackCode(status: number): EnvelopeCode {
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const style = request.routeOptions.config.errorStyle ?? 'envelope';
   const rendered = render(error, style);
-  if (rendered.status >= 500) {
+  if (rendered.status === 503 && isDatabaseUnavailable(error)) {
+    // Logged once per outage, then counted (database-outage.ts), never a stack trace per request.
+    request.server.databaseOutage.refused(error);
+  } else if (rendered.status >= 500) {
     request.log.error({ err: error }, 'request failed');
   }
   void reply.code(rendered.status).headers(rendered.headers).send(rendered.body);

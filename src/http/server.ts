@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.js';
 import type { TrustProxy } from '../config/config.js';
 import { notFound } from './api-error.js';
+import { registerDatabaseOutage } from './database-outage.js';
 import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
@@ -88,6 +89,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  registerDatabaseOutage(app);
   registerBodyParsers(app);
   registerConnectionDraining(app);
   registerSecurityHeaders(app, ctx.config);

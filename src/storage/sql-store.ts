@@ -11,6 +11,7 @@ import { Consents } from './consents.js';
 import { migrationProvider } from './migrations/index.js';
 import { PendingSignIns } from './pending-sign-ins.js';
 import { SecondFactors } from './second-factors.js';
+import { Readiness } from './readiness.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { PurgeReport, Store } from './store.js';
@@ -32,6 +33,7 @@ export class SqlStore implements Store {
   readonly secondFactors: SecondFactors;
   readonly webAuthnChallenges: WebAuthnChallenges;
   readonly pendingSignIns: PendingSignIns;
+  private readonly readiness: Readiness;
 
   constructor(
     private readonly connection: Connection,
@@ -50,6 +52,7 @@ export class SqlStore implements Store {
     this.secondFactors = new SecondFactors(connection);
     this.webAuthnChallenges = new WebAuthnChallenges(connection);
     this.pendingSignIns = new PendingSignIns(connection);
+    this.readiness = new Readiness(connection);
   }
 
   async migrate(): Promise<string[]> {
@@ -87,7 +90,7 @@ export class SqlStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await sql`select 1`.execute(this.connection.db);
+    await this.readiness.probe();
   }
 
   async purgeExpired(now: number): Promise<PurgeReport> {

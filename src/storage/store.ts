@@ -384,7 +384,7 @@ export interface Store {
   readonly pendingSignIns: PendingSignInRepository;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
-  /** Answers when the database is reachable (GET /readyz). */
+  /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */
   ping(): Promise<void>;
   /** Deletes expired codes, tokens, sessions and throttle windows. */
   purgeExpired(now: number): Promise<PurgeReport>;

@@ -9,12 +9,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/config.js';
-import { openStore } from '../../src/storage/open-store.js';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
+import { openStore } from '../../src/storage/open-store.js';
 import { IN_CI, postgresProblem } from '../helpers/databases.js';
 import { freshPostgresSchema, TEST_SECRET_KEY } from '../helpers/server.js';
 import { Browser } from '../helpers/http.js';
 import { type CliResult, ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
+
+/** Every migration's name, in order. */
+const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
 
 const PASSWORD = 'a-long-password';
 
@@ -236,9 +239,7 @@ describe('campus-sso migrate', () => {
   it('prints the migrations it applied, then applies nothing the second time', async () => {
     const first = await cli(['migrate']);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({
-      applied: Object.keys(await migrationProvider.getMigrations()).sort(),
-    });
+    expect(JSON.parse(first.stdout)).toEqual({ applied: ALL_MIGRATIONS });
     const second = await cli(['migrate']);
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ applied: [] });
@@ -248,7 +249,7 @@ describe('campus-sso migrate', () => {
     const results = await Promise.all(Array.from({ length: 4 }, () => cli(['migrate'])));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     const applied = results.flatMap((result) => (JSON.parse(result.stdout) as { applied: string[] }).applied);
-    expect(applied.sort()).toEqual(Object.keys(await migrationProvider.getMigrations()).sort());
+    expect(applied.sort()).toEqual(ALL_MIGRATIONS);
   });
 });
 

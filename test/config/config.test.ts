@@ -3,7 +3,7 @@
  * into one typed object; a bad value stops the start with a one-line message naming the variable.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ConfigError, DEFAULT_POSTGRES_TIMEOUTS, loadConfig } from '../../src/config/config.js';
 
 const SECRET = 'a-secret-key-of-at-least-32-characters';
 
@@ -136,11 +136,43 @@ describe('loadConfig', () => {
         {
           kind: 'postgres',
           url: 'postgres://sso@db:5432/sso',
+          timeouts: DEFAULT_POSTGRES_TIMEOUTS,
         },
       );
       expect(loadConfig({ DATABASE_URL: 'postgresql://sso@db/sso', SECRET_KEY: SECRET }).database.kind).toBe(
         'postgres',
       );
+    });
+
+    it('finds a dead PostgreSQL connection within seconds by default: keepalive, query and statement timeouts', () => {
+      expect(DEFAULT_POSTGRES_TIMEOUTS).toEqual({
+        connectMs: 5000,
+        queryMs: 10_000,
+        statementMs: 8000,
+        idleInTransactionMs: 10_000,
+        keepAliveDelayMs: 10_000,
+      });
+    });
+
+    it('reads the PostgreSQL timeouts in milliseconds, 0 turning one off', () => {
+      const config = loadConfig({
+        DATABASE_URL: 'postgres://sso@db/sso',
+        SECRET_KEY: SECRET,
+        DATABASE_CONNECT_TIMEOUT_MS: '1000',
+        DATABASE_QUERY_TIMEOUT_MS: '0',
+        DATABASE_STATEMENT_TIMEOUT_MS: '1500',
+        DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0',
+        DATABASE_KEEPALIVE_DELAY_MS: '2000',
+      });
+      expect(config.database).toMatchObject({
+        timeouts: {
+          connectMs: 1000,
+          queryMs: 0,
+          statementMs: 1500,
+          idleInTransactionMs: 0,
+          keepAliveDelayMs: 2000,
+        },
+      });
     });
 
     it('keeps the SQLite secret key file beside the database by default (./data/secret.key)', () => {
@@ -240,6 +272,14 @@ describe('loadConfig', () => {
       [{ HOST: 'local host' }, /^HOST must be an IP address or host name/],
       [{ DATABASE_URL: 'postgres://sso@db/sso' }, /^SECRET_KEY is required with PostgreSQL/],
       [{ SECRET_KEY: 'short' }, /^SECRET_KEY must be at least 32 characters/],
+      [
+        { DATABASE_URL: 'postgres://sso@db/sso', SECRET_KEY: SECRET, DATABASE_QUERY_TIMEOUT_MS: '5s' },
+        /^DATABASE_QUERY_TIMEOUT_MS must be a whole number from 0 to 3600000, got "5s"$/,
+      ],
+      [
+        { DATABASE_URL: 'postgres://sso@db/sso', SECRET_KEY: SECRET, DATABASE_CONNECT_TIMEOUT_MS: '0' },
+        /^DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 100 to 3600000/,
+      ],
       [{ SECRET_KEY: SECRET, SECRET_KEY_FILE: '/k' }, /^set SECRET_KEY or SECRET_KEY_FILE, not both$/],
     ])('%j → %s', (env, message) => {
       const text = problem(env);

@@ -18,13 +18,14 @@ import { describeEachDatabase } from '../helpers/fixture.js';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { openStore } from '../../src/storage/open-store.js';
 
+/** Every migration's name, in order. */
+const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
+
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0, 123);
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 const MAX_UIN = Number.MAX_SAFE_INTEGER; // 2^53 − 1
 const QQ_UIN = 1010553892; // > 2^31, as the previous system's QQ numbers
-/** Every migration, in the order they run (by name). */
-const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
 
 let serial = 0;
 const unique = (prefix: string): string => `${prefix}-${++serial}-${Math.random().toString(36).slice(2, 8)}`;

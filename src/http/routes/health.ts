@@ -1,21 +1,56 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
+import type { Store } from '../../storage/store.js';
+import { DatabaseTimeout } from '../../storage/database-errors.js';
 import type { RoutePlugin } from '../route-plugin.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
-/** docs/operations.md: liveness, readiness (the database answers) and Prometheus metrics. */
+/**
+ * How long /readyz waits for the database: a load balancer's probe must get an answer, and during a network
+ * partition a query may hang until the query timeout (docs/interface.md#configuration).
+ */
+const READINESS_TIMEOUT_MS = 2_000;
+
+/**
+ * The store's readiness probe, bounded: one probe at a time, shared by the calls that arrive while it runs,
+ * so a hanging database never piles probes up on the pool's connections.
+ */
+function boundedProbe(store: Store): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    running ??= store.ping().finally(() => {
+      running = undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new DatabaseTimeout('the readiness probe', READINESS_TIMEOUT_MS)),
+        READINESS_TIMEOUT_MS,
+      );
+    });
+    return Promise.race([running, timeout]).finally(() => clearTimeout(timer));
+  };
+}
+
+/**
+ * docs/operations.md#health-readiness-and-metrics: liveness, readiness (the database reads and commits a
+ * write, within 2 s) and Prometheus metrics.
+ */
 export const healthRoutes: RoutePlugin<{ registry: Registry }> = async (app, { ctx, registry }) => {
+  const probe = boundedProbe(ctx.store);
+
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
     try {
-      await ctx.store.ping();
-      return { status: 'ok', database: ctx.store.kind };
+      await probe();
     } catch (error) {
-      _request.log.warn({ err: error }, 'database unreachable');
+      app.databaseOutage.refused(error);
       return reply.code(503).send({ status: 'unavailable', database: ctx.store.kind });
     }
+    app.databaseOutage.answered();
+    return { status: 'ok', database: ctx.store.kind };
   });
 
   const metricsToken = ctx.config.metricsToken;

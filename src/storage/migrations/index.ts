@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.js';
 import { securityEvents } from './0002-security-events.js';
 import { secondFactor } from './0004-second-factor.js';
+import { readiness } from './0006-readiness.js';
 
 /** Every migration, in order, compiled into the program (no files read at run time). */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-security-events': securityEvents,
   '0004-second-factor': secondFactor,
+  '0006-readiness': readiness,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,120 @@
+/**
+ * A TCP proxy on 127.0.0.1 that a test puts between the server and PostgreSQL, to break the network the way
+ * production does:
+ * - `cut()`: every connection is reset, and new ones are refused (a killed backend, a proxy restart, a host
+ *   that is gone);
+ * - `stall()`: connections stay open but nothing passes any more, either way, and new ones get no answer (a
+ *   partition, a firewall or NAT that drops a connection silently);
+ * - `restore()`: new connections work again; the stalled ones stay silent for good, as after a failover.
+ */
+import { type Server, type Socket, connect, createServer } from 'node:net';
+
+type Mode = 'forward' | 'cut' | 'stall';
+
+interface Pair {
+  readonly client: Socket;
+  readonly upstream: Socket | undefined;
+  /** Nothing is forwarded any more, either way. */
+  silent: boolean;
+}
+
+export class TcpProxy {
+  private mode: Mode = 'forward';
+  private readonly pairs = new Set<Pair>();
+  /** Connections accepted so far (each one the server opened to the database). */
+  accepted = 0;
+
+  private readonly server: Server;
+  private listening = 0;
+
+  private constructor(private readonly target: { host: string; port: number }) {
+    this.server = createServer((client) => this.accept(client));
+  }
+
+  /** The port the proxy listens on. */
+  get port(): number {
+    return this.listening;
+  }
+
+  /** Listens on a free port of 127.0.0.1 and forwards to `target`. */
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    const proxy = new TcpProxy(target);
+    await new Promise<void>((resolve, reject) => {
+      proxy.server.once('error', reject);
+      proxy.server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const address = proxy.server.address();
+    proxy.listening = typeof address === 'object' && address ? address.port : 0;
+    return proxy;
+  }
+
+  /** `url` with its host and port replaced by the proxy's. */
+  route(url: string): string {
+    const routed = new URL(url);
+    routed.hostname = '127.0.0.1';
+    routed.port = String(this.port);
+    return routed.href;
+  }
+
+  private accept(client: Socket): void {
+    this.accepted++;
+    client.on('error', () => undefined);
+    if (this.mode === 'cut') {
+      client.resetAndDestroy();
+      return;
+    }
+    if (this.mode === 'stall') {
+      const pair: Pair = { client, upstream: undefined, silent: true };
+      this.pairs.add(pair);
+      client.on('close', () => this.pairs.delete(pair));
+      client.resume();
+      return;
+    }
+    const upstream = connect(this.target.port, this.target.host);
+    const pair: Pair = { client, upstream, silent: false };
+    this.pairs.add(pair);
+    upstream.on('error', () => client.destroy());
+    client.on('data', (chunk) => {
+      if (!pair.silent) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!pair.silent) client.write(chunk);
+    });
+    const close = (): void => {
+      this.pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', close);
+    upstream.on('close', close);
+  }
+
+  /** Resets every connection and refuses new ones until `restore()`. */
+  cut(): void {
+    this.mode = 'cut';
+    for (const pair of this.pairs) {
+      pair.client.resetAndDestroy();
+      pair.upstream?.destroy();
+    }
+    this.pairs.clear();
+  }
+
+  /** Silences every connection, open and new, keeping them open, until `restore()` (new ones only). */
+  stall(): void {
+    this.mode = 'stall';
+    for (const pair of this.pairs) pair.silent = true;
+  }
+
+  /** New connections are forwarded again; a silenced connection stays silent. */
+  restore(): void {
+    this.mode = 'forward';
+  }
+
+  async close(): Promise<void> {
+    for (const pair of this.pairs) {
+      pair.client.destroy();
+      pair.upstream?.destroy();
+    }
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
