@@ -29,6 +29,8 @@ export interface Config {
    * (README.md#configuration). Idle keep-alive connections are closed at once, not waited for.
    */
   readonly shutdownTimeout: number;
+  /** Days the audit trail keeps an event (docs/interface.md#people-groups-and-audit). */
+  readonly auditRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -141,5 +143,6 @@ export function loadConfig(env: Env): Config {
     logLevel: readLogLevel(env),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
+    auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
 }

@@ -41,6 +41,11 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
       'uin',
       'user_group',
       'created_at',
+      'name',
+      'preferred_username',
+      'email',
+      'email_verified',
+      'groups',
     ],
     // SPEC §2.4 keeps the redirect exactly `?code=…&state=…` for legacy clients, so no RFC 9207 `iss`.
     authorization_response_iss_parameter_supported: false,

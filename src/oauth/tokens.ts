@@ -124,6 +124,7 @@ export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Prom
       nonce: issued.nonce,
       accessToken: issued.accessToken,
       issuedAt: issued.issuedAt,
+      scope: issued.scope,
     });
   }
   return response;

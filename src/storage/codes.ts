@@ -44,10 +44,26 @@ type CodeWithGrantorRow = CodeRow & {
   user_group: string | null;
   user_created_at: number | null;
   user_disabled: number | null;
+  user_name: string | null;
+  user_email: string | null;
+  user_groups: string | null;
+  user_expires_at: number | null;
+  user_last_sign_in_at: number | null;
 };
 
 function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
-  const { user_password_hash, user_group, user_created_at, user_disabled, ...code } = row;
+  const {
+    user_password_hash,
+    user_group,
+    user_created_at,
+    user_disabled,
+    user_name,
+    user_email,
+    user_groups,
+    user_expires_at,
+    user_last_sign_in_at,
+    ...code
+  } = row;
   return {
     code: toCode(code),
     user:
@@ -59,13 +75,20 @@ function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
             user_group,
             created_at: user_created_at,
             disabled: user_disabled,
+            name: user_name,
+            email: user_email,
+            groups: user_groups ?? '[]',
+            expires_at: user_expires_at,
+            last_sign_in_at: user_last_sign_in_at,
           }),
   };
 }
 
 /** CodeWithGrantorRow's select list and joins, shared by both databases' statements. */
 const WITH_GRANTOR_COLUMNS = `c.*, u.password_hash as user_password_hash, u.user_group,
-         u.created_at as user_created_at, u.disabled as user_disabled`;
+         u.created_at as user_created_at, u.disabled as user_disabled, u.name as user_name,
+         u.email as user_email, u.groups as user_groups, u.expires_at as user_expires_at,
+         u.last_sign_in_at as user_last_sign_in_at`;
 const WITH_GRANTOR_JOIN = 'left join users u on u.uin = c.uin';
 
 type FindWithGrantor = (codeHash: string) => Promise<CodeWithGrantor | undefined>;

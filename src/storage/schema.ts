@@ -8,6 +8,12 @@ export interface UsersTable {
   user_group: string;
   created_at: number;
   disabled: number;
+  name: string | null;
+  email: string | null;
+  /** JSON array of group tags. */
+  groups: string;
+  expires_at: number | null;
+  last_sign_in_at: number | null;
 }
 
 export interface AppsTable {
@@ -20,6 +26,8 @@ export interface AppsTable {
   created_at: number;
   disabled: number;
   allow_refresh_tokens: number;
+  /** JSON array of group tags; empty: everyone may use the app. */
+  allowed_groups: string;
 }
 
 export interface SessionsTable {
@@ -92,6 +100,26 @@ export interface SigningKeysTable {
   created_at: number;
 }
 
+export interface ResetCodesTable {
+  uin: number;
+  code_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  at: number;
+  actor_uin: number | null;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  outcome: string;
+  /** JSON object, never a secret. */
+  detail: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -102,4 +130,6 @@ export interface Database {
   consents: ConsentsTable;
   login_throttles: LoginThrottlesTable;
   signing_keys: SigningKeysTable;
+  reset_codes: ResetCodesTable;
+  audit_events: AuditEventsTable;
 }

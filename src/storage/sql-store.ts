@@ -5,16 +5,20 @@
  */
 import { Migrator, sql } from 'kysely';
 import { Apps } from './apps.js';
+import { AuditEvents } from './audit.js';
 import { Codes } from './codes.js';
 import type { Connection } from './connection.js';
 import { Consents } from './consents.js';
 import { migrationProvider } from './migrations/index.js';
+import { ResetCodes } from './reset-codes.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { PurgeReport, Store } from './store.js';
 import { Throttles } from './throttle.js';
 import { Tokens } from './tokens.js';
 import { Users } from './users.js';
+
+const DAY_MS = 24 * 3600 * 1000;
 
 export class SqlStore implements Store {
   readonly kind: Connection['kind'];
@@ -26,6 +30,8 @@ export class SqlStore implements Store {
   readonly consents: Consents;
   readonly throttles: Throttles;
   readonly signingKeys: SigningKeys;
+  readonly resetCodes: ResetCodes;
+  readonly audit: AuditEvents;
 
   constructor(
     private readonly connection: Connection,
@@ -41,6 +47,8 @@ export class SqlStore implements Store {
     this.consents = new Consents(connection);
     this.throttles = new Throttles(connection);
     this.signingKeys = new SigningKeys(connection);
+    this.resetCodes = new ResetCodes(connection);
+    this.audit = new AuditEvents(connection);
   }
 
   async migrate(): Promise<string[]> {
@@ -81,12 +89,15 @@ export class SqlStore implements Store {
     await sql`select 1`.execute(this.connection.db);
   }
 
-  async purgeExpired(now: number): Promise<PurgeReport> {
+  async purgeExpired(now: number, auditRetentionDays?: number): Promise<PurgeReport> {
     const codes = await this.codes.purgeExpired(now);
     const { accessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
     const sessions = await this.sessions.purgeExpired(now);
     const throttles = await this.throttles.purgeExpired(now);
-    return { codes, accessTokens, refreshTokens, sessions, throttles };
+    const resetCodes = await this.resetCodes.purgeExpired(now);
+    const auditEvents =
+      auditRetentionDays === undefined ? 0 : await this.audit.purgeBefore(now - auditRetentionDays * DAY_MS);
+    return { codes, accessTokens, refreshTokens, sessions, throttles, resetCodes, auditEvents };
   }
 
   async close(): Promise<void> {

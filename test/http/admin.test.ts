@@ -167,6 +167,7 @@ describe.each(DATABASES)('admin API on %s', (database) => {
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
         allow_refresh_tokens: true,
+        allowed_groups: [],
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();
@@ -332,6 +333,7 @@ describe.each(DATABASES)('admin API on %s', (database) => {
         createdAt: Date.now(),
         disabled: false,
         allowRefreshTokens: true,
+        allowedGroups: [],
       });
       const response = await admin.call('GET', `/v1/admin/apps/${clientId}`);
       expect(response.status).toBe(200);
@@ -482,6 +484,12 @@ describe.each(DATABASES)('admin API on %s', (database) => {
         user_group: 'member',
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
+        name: null,
+        email: null,
+        groups: [],
+        expires_at: null,
+        last_sign_in_at: null,
+        locked_until: null,
       });
       await signIn(server, uin);
     });
@@ -581,6 +589,12 @@ describe.each(DATABASES)('admin API on %s', (database) => {
         user_group: expect.any(String),
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
+        name: null,
+        email: null,
+        groups: [],
+        expires_at: null,
+        last_sign_in_at: null,
+        locked_until: null,
       });
     });
 

@@ -33,6 +33,11 @@ function user(uin: number, overrides: Partial<UserRecord> = {}): UserRecord {
     userGroup: 'user',
     createdAt: NOW,
     disabled: false,
+    name: null,
+    email: null,
+    groups: [],
+    expiresAt: null,
+    lastSignInAt: null,
     ...overrides,
   };
 }
@@ -47,6 +52,7 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     createdAt: NOW,
     disabled: false,
     allowRefreshTokens: true,
+    allowedGroups: [],
     ...overrides,
   };
 }
@@ -135,7 +141,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
     it('applies the migrations on an empty database, then is a no-op the second time', async () => {
       const fresh = await openFreshStore(database);
       try {
-        expect(await fresh.store.migrate()).toEqual(['0001-initial']);
+        expect(await fresh.store.migrate()).toEqual(['0001-initial', '0005-people-audit']);
         await fresh.store.users.insert(user(10001));
         expect(await fresh.store.migrate()).toEqual([]);
         expect(await fresh.store.users.find(10001)).toEqual(user(10001));
@@ -150,7 +156,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
         const second = openStore({ kind: 'postgres', url: fresh.url });
         try {
           const [a, b] = await Promise.all([fresh.store.migrate(), second.migrate()]);
-          expect([...a, ...b]).toEqual(['0001-initial']);
+          expect([...a, ...b]).toEqual(['0001-initial', '0005-people-audit']);
           await expect(second.users.insert(user(10001))).resolves.toBe(true);
         } finally {
           await second.close();
@@ -163,8 +169,8 @@ describe.each(DATABASES)('Store on %s', (database) => {
         const first = await openFreshStore(database);
         const second = await openFreshStore(database);
         try {
-          expect(await first.store.migrate()).toEqual(['0001-initial']);
-          expect(await second.store.migrate()).toEqual(['0001-initial']);
+          expect(await first.store.migrate()).toEqual(['0001-initial', '0005-people-audit']);
+          expect(await second.store.migrate()).toEqual(['0001-initial', '0005-people-audit']);
         } finally {
           await second.dispose();
           await first.dispose();
@@ -1027,6 +1033,8 @@ describe.each(DATABASES)('Store on %s', (database) => {
           refreshTokens: 1,
           sessions: 1,
           throttles: 1,
+          resetCodes: 0,
+          auditEvents: 0,
         });
 
         expect(await store.codes.find(oldCode.codeHash)).toBeUndefined();
@@ -1049,6 +1057,8 @@ describe.each(DATABASES)('Store on %s', (database) => {
           refreshTokens: 0,
           sessions: 0,
           throttles: 0,
+          resetCodes: 0,
+          auditEvents: 0,
         });
       });
     });

@@ -1,11 +1,13 @@
 /**
  * The user's decision on a valid authorization request (SPEC §2.4): the URL the browser goes to next.
  */
-import { mergeScopes } from '../scopes.js';
+import { consentCovers, mergeScopes } from '../scopes.js';
+import { appTarget } from '../../domain/audit.js';
+import { groupsAllow } from '../../shared/people.js';
 import type { AppContext } from '../../app-context.js';
 import { credentialKey, newCredential } from '../credentials.js';
 import { appendParameters } from '../../domain/redirect-uris.js';
-import type { SessionRecord } from '../../storage/store.js';
+import type { AppRecord, SessionRecord } from '../../storage/store.js';
 import { AccessDenied, type OAuthError } from '../errors.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
 import { RedirectableAuthorizationError, validateAuthorizationRequest } from './validate.js';
@@ -22,6 +24,13 @@ export function errorRedirect(redirect: VerifiedRedirect, error: OAuthError): st
     error_description: error.description,
     state: redirect.state,
   });
+}
+
+/** Whether the user is in one of the app's allowed groups (an app that names none is open to everyone). */
+export async function mayUseApp(ctx: AppContext, uin: number, app: AppRecord): Promise<boolean> {
+  if (app.allowedGroups.length === 0) return true;
+  const user = await ctx.store.users.find(uin);
+  return user !== undefined && groupsAllow(app.allowedGroups, user.groups);
 }
 
 /** RFC 6749 §4.1.2: issues a code (stored under its key only) and records the user's consent. */
@@ -57,6 +66,15 @@ async function issueCode(
     scope: mergeScopes(previous?.scope ?? null, request.scope),
     grantedAt: now,
   });
+  // Audited when the user approved something new, not at each silent return of a remembered consent.
+  if (!previous || !consentCovers(previous.scope, request.scope)) {
+    await ctx.audit.record({
+      action: 'consent_given',
+      actorUin: session.uin,
+      target: appTarget(request.app.clientId),
+      detail: { scope: request.scope },
+    });
+  }
   return code;
 }
 
@@ -79,6 +97,10 @@ export async function decideAuthorization(
   }
   // RFC 6749 §4.1.2.1 access_denied: "The resource owner … denied the request."
   if (decision === 'deny') return errorRedirect(request, new AccessDenied('the user denied the request'));
+  // docs/interface.md#people-groups-and-audit: an app open only to some groups refuses everyone else.
+  if (!(await mayUseApp(ctx, session.uin, request.app))) {
+    return errorRedirect(request, new AccessDenied('this account is not in a group that may use this app'));
+  }
   const code = await issueCode(ctx, session, request);
   // RFC 6749 §4.1.2: code, and state exactly as sent (SPEC §2.4: nothing else, for legacy clients).
   return appendParameters(request.redirectUri, { code, state: request.state });

@@ -3,6 +3,7 @@
  * legacy JSON one (SPEC §4). Read top to bottom: each requirement is one `if`.
  */
 import type { AppContext } from '../../app-context.js';
+import { isActiveUser } from '../../domain/users.js';
 import { credentialKey } from '../credentials.js';
 import type { AppRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
@@ -91,8 +92,8 @@ export async function exchangeAuthorizationCode(
     throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
   }
 
-  // A user disabled since signing in gets no tokens (SPEC §1).
-  if (!user || user.disabled) throw new InvalidGrant('the user who granted this code is disabled');
+  // A user disabled (or whose account expired) since signing in gets no tokens (docs/interface.md#resources).
+  if (!user || !isActiveUser(user, now)) throw new InvalidGrant('the user who granted this code is disabled');
 
   const grant: TokenGrant = { clientId: client.clientId, uin: code.uin, scope: code.scope, codeHash };
   // SPEC §6 / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.

@@ -3,6 +3,7 @@
  * whole family (RFC 9700 §4.14.2, SPEC §6).
  */
 import type { AppContext } from '../../app-context.js';
+import { isActiveUser } from '../../domain/users.js';
 import { credentialKey } from '../credentials.js';
 import type { AppRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.js';
@@ -56,8 +57,9 @@ export async function exchangeRefreshToken(
     throw new UnauthorizedClient('refresh tokens are switched off for this client');
   }
   const user = await ctx.store.users.find(old.uin);
-  // SPEC §1: a disabled user's tokens stop working.
-  if (!user || user.disabled) throw new InvalidGrant('the user who granted this refresh token is disabled');
+  // docs/interface.md#resources: a disabled (or expired) user's tokens stop working.
+  if (!user || !isActiveUser(user, now))
+    throw new InvalidGrant('the user who granted this refresh token is disabled');
 
   const scope = narrowedScope(old.scope, exchange.scope);
   const grant: TokenGrant = {

@@ -1,7 +1,10 @@
 import type { RoutePlugin } from '../../route-plugin.js';
 import { adminAppRoutes } from './apps.js';
+import { adminAuditRoutes } from './audit.js';
 import { requireAdmin } from './require-admin.js';
 import { adminUserImportRoutes } from './user-import.js';
+import { adminUserRecoveryRoutes } from './user-recovery.js';
+import { adminUsersBulkRoutes } from './users-bulk.js';
 import { adminUserRoutes } from './users.js';
 
 /** The admin JSON API (SPEC §7, README "Admin API"). */
@@ -16,4 +19,7 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(adminAppRoutes, { ctx });
   await app.register(adminUserRoutes, { ctx });
   await app.register(adminUserImportRoutes, { ctx });
+  await app.register(adminUsersBulkRoutes, { ctx });
+  await app.register(adminUserRecoveryRoutes, { ctx });
+  await app.register(adminAuditRoutes, { ctx });
 };
