@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Store, ThrottleState } from '../storage/store.js';
 
 /**
- * Sign-in throttling per account and per client address (SPEC §9), kept in the database so every instance
+ * Sign-in throttling per account and per client address (docs/security.md), kept in the database so every instance
  * sees the same counters. An account locks at its fifth failure within an hour, for twice as long after each
  * further one (30 s, 1 min, 2 min … at most 15 min);
  * an address gets a much larger budget, because a whole school may sign in through one NAT address.

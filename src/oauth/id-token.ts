@@ -1,7 +1,7 @@
 /**
  * OpenID Connect Core §2 ID Token: `iss`, `sub` (the uin as a string), `aud`, `exp`, `iat`, `auth_time`,
  * `nonce` (when the authentication request carried one), `at_hash`, plus campus-sso's `uin` (integer) and
- * `user_group` (SPEC §6).
+ * `user_group` (docs/interface.md#openid-connect).
  */
 import { SignJWT } from 'jose';
 import type { AppContext } from '../app-context.js';

@@ -47,7 +47,7 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
       'email_verified',
       'groups',
     ],
-    // SPEC §2.4 keeps the redirect exactly `?code=…&state=…` for legacy clients, so no RFC 9207 `iss`.
+    // docs/interface.md#authorization-page keeps the redirect exactly `?code=…&state=…` for legacy clients, so no RFC 9207 `iss`.
     authorization_response_iss_parameter_supported: false,
   };
 }

@@ -1,4 +1,4 @@
-/** `POST /v1/admin/users/import` (SPEC §7, README "Admin API"): one chunk of the management page's CSV import. */
+/** `POST /v1/admin/users/import` (docs/interface.md#admin-api, README "Admin API"): one chunk of the management page's CSV import. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, json } from '../helpers/http.js';
 import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,5 +1,5 @@
 /**
- * The admin JSON API (SPEC §7, README "Admin API"): the admin gate, the apps panel and the users panel.
+ * The admin JSON API (docs/interface.md#admin-api, README "Admin API"): the admin gate, the apps panel and the users panel.
  * The CSV import has its own file, admin-import.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * SPEC §2: the authorization endpoint, the consent page's `app-info` call and its decision call
+ * docs/interface.md#authorization-page: the authorization endpoint, the consent page's `app-info` call and its decision call
  * (`POST /v1/oauth2/authorize`), validated in RFC order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * SPEC §6: discovery (RFC 8414 / OIDC Discovery), the JWKS, id_tokens and the UserInfo endpoint — checked by
+ * docs/interface.md#openid-connect: discovery (RFC 8414 / OIDC Discovery), the JWKS, id_tokens and the UserInfo endpoint — checked by
  * a real third-party client library (oauth4webapi) as well as by hand.
  */
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';

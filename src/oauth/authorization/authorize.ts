@@ -1,5 +1,5 @@
 /**
- * The user's decision on a valid authorization request (SPEC §2.4): the URL the browser goes to next.
+ * The user's decision on a valid authorization request (docs/interface.md#authorization-page): the URL the browser goes to next.
  */
 import { consentCovers, mergeScopes } from '../scopes.js';
 import { appTarget } from '../../domain/audit.js';
@@ -57,7 +57,7 @@ async function issueCode(
     expiresAt: now + ctx.config.authorizationCodeTtl * 1000,
     usedAt: null,
   });
-  // SPEC §2.5: a later request from this app is answered without asking again — for what the user has
+  // docs/interface.md#authorization-page: a later request from this app is answered without asking again — for what the user has
   // approved so far, so the consent grows with each approval and never silently covers a wider scope.
   const previous = await ctx.store.consents.find(session.uin, request.app.clientId);
   await ctx.store.consents.upsert({
@@ -102,6 +102,6 @@ export async function decideAuthorization(
     return errorRedirect(request, new AccessDenied('this account is not in a group that may use this app'));
   }
   const code = await issueCode(ctx, session, request);
-  // RFC 6749 §4.1.2: code, and state exactly as sent (SPEC §2.4: nothing else, for legacy clients).
+  // RFC 6749 §4.1.2: code, and state exactly as sent (docs/interface.md#authorization-page: nothing else, for legacy clients).
   return appendParameters(request.redirectUri, { code, state: request.state });
 }

@@ -5,7 +5,7 @@ import { loginRoutes } from './login.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { passwordRoutes } from './password.js';
 
-/** The signed-in user's own calls (SPEC §2, §7): sign-in, who am I, password, authorized apps. */
+/** The signed-in user's own calls (docs/interface.md#browser-session-api, docs/interface.md#admin-api): sign-in, who am I, password, authorized apps. */
 export const accountRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(loginRoutes, { ctx });
   await app.register(passwordRoutes, { ctx });

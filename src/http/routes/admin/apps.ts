@@ -13,7 +13,7 @@ import { GroupListSchema, checkedGroups } from './people.js';
 import { currentAdmin } from './require-admin.js';
 import { ClientIdParams, rejectBody } from './schemas.js';
 
-/** SPEC §1: an app's name is 1–64 characters (after trimming; counted in code points, as JSON Schema does). */
+/** docs/interface.md#resources: an app's name is 1–64 characters (after trimming; counted in code points, as JSON Schema does). */
 const MAX_NAME_LENGTH = 64;
 
 function checkedName(name: string): string {
@@ -62,7 +62,7 @@ const AppChangesBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `/v1/admin/apps…`: the OAuth 2 applications panel of the management page (SPEC §7). */
+/** `/v1/admin/apps…`: the OAuth 2 applications panel of the management page (docs/interface.md#admin-api). */
 export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
   const auditApp = (
     request: FastifyRequest,
@@ -98,7 +98,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
     });
     await auditApp(request, 'app_created', created.app.clientId, { name: created.app.name });
-    // SPEC §1: the secret is shown in full this once; only its hash is stored.
+    // docs/interface.md#resources: the secret is shown in full this once; only its hash is stored.
     return ok({ app: appView(created.app), client_secret: created.clientSecret });
   });
 
@@ -153,7 +153,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       rejectBody(request);
       const { client_id: clientId } = request.params;
-      // The store deletes the app's codes, tokens and consents with it (SPEC §5: its tokens stop working).
+      // The store deletes the app's codes, tokens and consents with it (docs/interface.md#legacy-user-information: its tokens stop working).
       if (!(await ctx.store.apps.delete(clientId))) throw notFound(`no app with client_id ${clientId}`);
       await auditApp(request, 'app_deleted', clientId);
       return ok({});

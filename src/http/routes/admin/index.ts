@@ -7,7 +7,7 @@ import { adminUserRecoveryRoutes } from './user-recovery.js';
 import { adminUsersBulkRoutes } from './users-bulk.js';
 import { adminUserRoutes } from './users.js';
 
-/** The admin JSON API (SPEC §7, README "Admin API"). */
+/** The admin JSON API (docs/interface.md#admin-api, README "Admin API"). */
 export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   // Fastify encapsulation: this hook guards the routes registered inside this plugin, never the public ones.
   app.addHook('onRequest', requireAdmin(ctx));
