@@ -1,12 +1,14 @@
 import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { AppService } from './domain/apps.js';
+import { AuditLog } from './domain/audit.js';
 import { LoginThrottle } from './domain/login-throttle.js';
 import { PasskeyService } from './domain/passkeys.js';
 import { PendingSignInService } from './domain/pending-sign-ins.js';
 import { SecondFactorService } from './domain/second-factors.js';
 import { type SecretBox, loadSecretBox } from './domain/secret-box.js';
 import { TotpService } from './domain/totp.js';
+import { ResetCodeService } from './domain/reset-codes.js';
 import { SessionService } from './domain/sessions.js';
 import { UserService } from './domain/users.js';
 import type { Store } from './storage/store.js';
@@ -20,6 +22,8 @@ export interface AppContext {
   readonly apps: AppService;
   readonly sessions: SessionService;
   readonly loginThrottle: LoginThrottle;
+  readonly audit: AuditLog;
+  readonly resetCodes: ResetCodeService;
   /** The key-encryption key's box, read (or created) on first use. */
   readonly secretBox: () => Promise<SecretBox>;
   readonly secondFactors: SecondFactorService;
@@ -53,5 +57,7 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     totp: new TotpService(store, clock, secretBox, new URL(config.baseUrl).host),
     passkeys: new PasskeyService(store, clock, config.baseUrl),
     pendingSignIns: new PendingSignInService(store, clock),
+    audit: new AuditLog(store, clock),
+    resetCodes: new ResetCodeService(store, clock),
   };
 }

@@ -31,6 +31,12 @@ async function main(argv: string[]): Promise<number> {
       if (sub !== 'add') throw new UsageError(`unknown command "user ${sub ?? ''}"`.trim());
       await userAdd(config, rest, out);
       return 0;
+    case 'users': {
+      if (sub !== 'disable-dormant') throw new UsageError(`unknown command "users ${sub ?? ''}"`.trim());
+      const { disableDormantCommand } = await import('./cli/disable-dormant.js');
+      await disableDormantCommand(config, rest, out);
+      return 0;
+    }
     case 'app':
       if (sub !== 'add') throw new UsageError(`unknown command "app ${sub ?? ''}"`.trim());
       await appAdd(config, rest, out);

@@ -64,7 +64,7 @@ export async function startServer(
 
   const purge = async (): Promise<void> => {
     try {
-      const report = await store.purgeExpired(systemClock.now());
+      const report = await store.purgeExpired(systemClock.now(), config.auditRetentionDays);
       app.log.debug({ purged: report }, 'expired rows purged');
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');

@@ -12,6 +12,11 @@ commands:
                                                  import users, apps and running bans from the
                                                  previous system (its SQLite file, or the files
                                                  mongoexport wrote for account, oauth_app, ban_list)
+  users disable-dormant --days N [--apply]
+                                                 list (one JSON line each, then a summary line)
+                                                 the enabled accounts not signed in to for N days
+                                                 (never signed in: counted from creation); with
+                                                 --apply, disable them (never the last admin)
   backup FILE                                    copy the SQLite database to FILE, safe while serving
   restore FILE                                   replace the SQLite database with the backup FILE
                                                  (stop every server first; it refuses otherwise)
@@ -21,7 +26,7 @@ commands:
                                                  created_at, status (active, retiring, retired)
 
 Configuration comes from environment variables: PORT, HOST, BASE_URL, DATABASE_URL, ACCESS_TOKEN_TTL,
-SHUTDOWN_TIMEOUT,
+SHUTDOWN_TIMEOUT, AUDIT_RETENTION_DAYS,
 SECRET_KEY (required with PostgreSQL) or SECRET_KEY_FILE, ...
 (see docs/interface.md#configuration).`;
 

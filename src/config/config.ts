@@ -84,6 +84,8 @@ export interface Config {
    * MFA_REQUIRED_GROUPS, default `admin`, empty for none.
    */
   readonly mfaRequiredGroups: readonly string[];
+  /** Days the audit trail keeps an event (docs/interface.md#people-groups-and-audit). */
+  readonly auditRetentionDays: number;
 }
 
 export type TrustProxy = false | number | readonly string[];
@@ -305,5 +307,6 @@ export function loadConfig(env: Env): Config {
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
     secretKey: readSecretKey(env, database),
     mfaRequiredGroups: readMfaRequiredGroups(env),
+    auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
 }

@@ -1,11 +1,16 @@
 /**
- * The CSV user import of the management page (SPEC §7, README `POST /v1/admin/users/import`): the page parses
- * the file and sends rows in chunks; every row is checked on its own and answered with its own result, and an
- * existing uin is never overwritten.
+ * The CSV user import of the management page (docs/interface.md#admin-api, README `POST /v1/admin/users/import`):
+ * the page parses the file and sends rows in chunks; every row is checked on its own and answered with its
+ * own result, and an existing uin is never overwritten. Besides `uin,password,user_group`, a row may carry
+ * `name,email,groups,expires_at` (groups separated by `;`); a row without a password gets a one-time reset
+ * code instead, answered in its result for the printable sign-in cards
+ * (docs/interface.md#people-groups-and-audit).
  */
+import { emailProblem, groupsProblem, nameProblem, parseGroupList } from '../shared/people.js';
 import { USER_GROUPS, type Store, type UserGroup } from '../storage/store.js';
 import { passwordProblem } from './passwords.js';
-import type { UserService } from './users.js';
+import type { ResetCodeService } from './reset-codes.js';
+import type { NewUserProfile, UserService } from './users.js';
 
 /** At most this many rows per call, so one call stays well under a minute of hashing. */
 export const MAX_IMPORT_ROWS = 500;
@@ -19,6 +24,10 @@ export interface ImportRow {
   readonly uin?: unknown;
   readonly password?: unknown;
   readonly user_group?: unknown;
+  readonly name?: unknown;
+  readonly email?: unknown;
+  readonly groups?: unknown;
+  readonly expires_at?: unknown;
 }
 
 export type ImportStatus = 'created' | 'exists' | 'error';
@@ -29,13 +38,18 @@ export interface ImportResult {
   readonly uin: number | string | null;
   readonly status: ImportStatus;
   readonly error?: string;
+  /** A row created without a password: its one-time reset code (shown this once, for the sign-in card). */
+  readonly reset_code?: string;
+  readonly reset_code_expires_at?: string;
 }
 
 interface ValidRow {
   readonly line: number;
   readonly uin: number;
-  readonly password: string;
+  /** Undefined: the user gets a reset code instead. */
+  readonly password: string | undefined;
   readonly userGroup: UserGroup;
+  readonly profile: NewUserProfile;
 }
 
 type CheckedRow = { readonly valid: ValidRow } | { readonly invalid: ImportResult };
@@ -43,8 +57,9 @@ type CheckedRow = { readonly valid: ValidRow } | { readonly invalid: ImportResul
 const UIN_RULE = `uin must be a positive whole number up to ${Number.MAX_SAFE_INTEGER}`;
 
 /**
- * A uin from a JSON number or from a CSV cell (a string of digits, surrounding spaces allowed). SPEC §1:
- * positive, at most 2^53−1 — a longer digit string would silently round, so it is refused.
+ * A uin from a JSON number or from a CSV cell (a string of digits, surrounding spaces allowed).
+ * docs/interface.md#resources: positive, at most 2^53−1 — a longer digit string would silently round, so it
+ * is refused.
  */
 export function normalizeUin(value: unknown): number | undefined {
   let uin: number;
@@ -64,6 +79,49 @@ function echoedUin(value: unknown): number | string | null {
   return typeof value === 'number' || typeof value === 'string' ? value : null;
 }
 
+/** An optional text cell: absent or blank is undefined; anything but a string is a problem. */
+function optionalText(value: unknown): string | undefined | false {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') return false;
+  return value.trim() === '' ? undefined : value.trim();
+}
+
+/** The optional profile columns; each problem is pushed to `problems`. */
+function checkProfile(row: ImportRow, problems: string[]): NewUserProfile {
+  const profile: { -readonly [K in keyof NewUserProfile]: NewUserProfile[K] } = {};
+  const name = optionalText(row.name);
+  if (name === false) problems.push('name must be text');
+  else if (name !== undefined) {
+    const problem = nameProblem(name);
+    if (problem) problems.push(problem);
+    else profile.name = name;
+  }
+  const email = optionalText(row.email);
+  if (email === false) problems.push('email must be text');
+  else if (email !== undefined) {
+    const problem = emailProblem(email);
+    if (problem) problems.push(problem);
+    else profile.email = email;
+  }
+  const groups = optionalText(row.groups);
+  if (groups === false) problems.push('groups must be text');
+  else if (groups !== undefined) {
+    const tags = parseGroupList(groups);
+    const problem = groupsProblem(tags);
+    if (problem) problems.push(problem);
+    else profile.groups = tags;
+  }
+  const expiresAt = optionalText(row.expires_at);
+  if (expiresAt === false) problems.push('expires_at must be text');
+  else if (expiresAt !== undefined) {
+    const at = Date.parse(expiresAt);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(expiresAt) || Number.isNaN(at)) {
+      problems.push('expires_at must be an ISO 8601 date or time such as 2026-07-01');
+    } else profile.expiresAt = at;
+  }
+  return profile;
+}
+
 /** Checks one row; every problem of the row is named in its error. */
 export function checkImportRow(row: ImportRow): CheckedRow {
   const problems: string[] = [];
@@ -71,22 +129,21 @@ export function checkImportRow(row: ImportRow): CheckedRow {
   if (row.uin === undefined || row.uin === '') problems.push('uin is missing');
   else if (uin === undefined) problems.push(UIN_RULE);
 
-  // The password is taken exactly as written: trimming would silently change it.
-  if (typeof row.password !== 'string' || row.password === '') problems.push('password is missing');
+  // The password is taken exactly as written: trimming would silently change it. None: a reset code.
+  let password: string | undefined;
+  if (row.password === undefined || row.password === null || row.password === '') password = undefined;
+  else if (typeof row.password !== 'string') problems.push('password must be text');
   else {
     const problem = passwordProblem(row.password, uin);
     if (problem) problems.push(problem);
+    password = row.password;
   }
 
   const userGroup = normalizeGroup(row.user_group);
   if (userGroup === undefined) problems.push(`user_group must be one of ${USER_GROUPS.join(', ')}`);
+  const profile = checkProfile(row, problems);
 
-  if (
-    problems.length > 0 ||
-    uin === undefined ||
-    userGroup === undefined ||
-    typeof row.password !== 'string'
-  ) {
+  if (problems.length > 0 || uin === undefined || userGroup === undefined) {
     return {
       invalid: {
         line: row.line,
@@ -96,7 +153,7 @@ export function checkImportRow(row: ImportRow): CheckedRow {
       },
     };
   }
-  return { valid: { line: row.line, uin, password: row.password, userGroup } };
+  return { valid: { line: row.line, uin, password, userGroup, profile } };
 }
 
 /** Runs `task` over `items` with at most `limit` in flight; the answers keep the items' order. */
@@ -117,14 +174,19 @@ export async function mapWithConcurrency<T, R>(
   return results;
 }
 
+export interface ImportServices {
+  readonly store: Store;
+  readonly users: UserService;
+  readonly resetCodes: ResetCodeService;
+}
+
 /**
  * Imports rows: invalid rows are reported, a uin already taken is reported as `exists` (never overwritten),
- * a uin repeated inside the same call is an error on its later lines, and the rest are created, with a
- * password to be changed at their first sign-in.
+ * a uin repeated inside the same call is an error on its later lines, and the rest are created: with a
+ * password to be changed at their first sign-in, or with a reset code when the row has no password.
  */
 export async function importUsers(
-  store: Store,
-  users: UserService,
+  { store, users, resetCodes }: ImportServices,
   rows: readonly ImportRow[],
 ): Promise<ImportResult[]> {
   const firstLineOfUin = new Map<number, number>();
@@ -144,11 +206,22 @@ export async function importUsers(
 
   return mapWithConcurrency(checked, IMPORT_HASH_CONCURRENCY, async (row): Promise<ImportResult> => {
     if ('invalid' in row) return row.invalid;
-    const { line, uin, password, userGroup } = row.valid;
+    const { line, uin, password, userGroup, profile } = row.valid;
     // Look first, so an existing uin costs no password hash; insert still refuses a uin taken meanwhile.
     if (await store.users.find(uin)) return { line, uin, status: 'exists' };
-    // Whoever wrote the file knows the password: it must be changed at the next sign-in (docs/security.md).
-    const created = await users.create(uin, password, userGroup, { mustChangePassword: true });
-    return { line, uin, status: created ? 'created' : 'exists' };
+    if (password !== undefined) {
+      // Whoever wrote the file knows the password: it must be changed at the next sign-in (docs/security.md).
+      const created = await users.create(uin, password, userGroup, { ...profile, mustChangePassword: true });
+      return { line, uin, status: created ? 'created' : 'exists' };
+    }
+    if (!(await users.createWithoutPassword(uin, userGroup, profile))) return { line, uin, status: 'exists' };
+    const { code, expiresAt } = await resetCodes.issue(uin);
+    return {
+      line,
+      uin,
+      status: 'created',
+      reset_code: code,
+      reset_code_expires_at: new Date(expiresAt).toISOString(),
+    };
   });
 }

@@ -13,6 +13,7 @@ export function appView(app: AppRecord): AppView {
     created_at: new Date(app.createdAt).toISOString(),
     disabled: app.disabled,
     allow_refresh_tokens: app.allowRefreshTokens,
+    allowed_groups: app.allowedGroups,
   };
 }
 
@@ -23,6 +24,7 @@ export interface NewApp {
   readonly name: string;
   readonly emoji: string;
   readonly redirectUris: readonly string[];
+  readonly allowedGroups?: readonly string[];
 }
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
@@ -49,6 +51,7 @@ export class AppService {
         createdAt: this.clock.now(),
         disabled: false,
         allowRefreshTokens: true,
+        allowedGroups: [...(input.allowedGroups ?? [])],
       };
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };

@@ -313,6 +313,7 @@ async function importRows(store: Store, clock: Clock, rows: CampuxRows): Promise
         createdAt: parseCampuxTime(row.created_at, clock.now()),
         disabled: false,
         allowRefreshTokens: true,
+        allowedGroups: [],
       });
       if (inserted) report.apps.created++;
       else report.apps.existing++;

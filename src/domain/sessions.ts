@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { SessionRecord, Store, UserRecord } from '../storage/store.js';
 import { AMR } from './amr.js';
 import { randomToken, sha256Hex } from './crypto.js';
+import { isActiveUser } from './users.js';
 
 /**
  * Browser sessions live in the database (shared by every instance); the cookie carries a random id and the
@@ -41,7 +42,8 @@ export class SessionService {
     const session = await this.store.sessions.findActive(sha256Hex(id), this.clock.now());
     if (!session) return undefined;
     const user = await this.store.users.find(session.uin);
-    if (!user || user.disabled) return undefined;
+    // An expired account acts as disabled (docs/interface.md#people-groups-and-audit).
+    if (!user || !isActiveUser(user, this.clock.now())) return undefined;
     return { session, user };
   }
 

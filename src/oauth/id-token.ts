@@ -7,6 +7,7 @@ import { SignJWT } from 'jose';
 import type { AppContext } from '../app-context.js';
 import { sha256 } from '../domain/crypto.js';
 import type { UserRecord } from '../storage/store.js';
+import { profileClaims } from './profile-claims.js';
 import { signingKey } from './signing-keys.js';
 
 export interface IdTokenInput {
@@ -21,6 +22,8 @@ export interface IdTokenInput {
   readonly accessToken: string;
   /** Epoch ms. */
   readonly issuedAt: number;
+  /** The granted scope, which decides the profile claims. */
+  readonly scope?: string | null;
 }
 
 /**
@@ -42,6 +45,8 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     at_hash: accessTokenHash(input.accessToken),
     uin: input.user.uin,
     user_group: input.user.userGroup,
+    // docs/interface.md#people-groups-and-audit: what the scope releases of the profile.
+    ...profileClaims(input.user, input.scope ?? null),
   };
   // OIDC Core §2: nonce is present exactly when the authentication request carried one.
   if (input.nonce !== null) claims.nonce = input.nonce;

@@ -4,6 +4,7 @@
  */
 import type { AppContext } from '../app-context.js';
 import type { AppRecord } from '../storage/store.js';
+import { isActiveUser } from '../domain/users.js';
 import { findActiveAccessToken } from './bearer.js';
 import { credentialKey } from './credentials.js';
 import { InvalidRequest } from './errors.js';
@@ -56,7 +57,7 @@ async function introspectRefreshToken(ctx: AppContext, client: AppRecord, presen
   // (docs/interface.md#resources).
   if (!client.allowRefreshTokens) return INACTIVE;
   const user = await ctx.store.users.find(token.uin);
-  if (!user || user.disabled) return INACTIVE;
+  if (!user || !isActiveUser(user, now)) return INACTIVE;
   return {
     active: true as const,
     ...(token.scope !== null ? { scope: token.scope } : {}),

@@ -42,6 +42,11 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
       'uin',
       'user_group',
       'created_at',
+      'name',
+      'preferred_username',
+      'email',
+      'email_verified',
+      'groups',
     ],
     // OIDC Core §3.1.2.1: prompt none, login, consent (and select_account); max_age.
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

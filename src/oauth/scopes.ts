@@ -1,7 +1,10 @@
 import { InvalidScope } from './errors.js';
 
-/** The scopes campus-sso understands (SPEC §6): OpenID Connect, its profile claims, refresh tokens. */
-export const SUPPORTED_SCOPES = ['openid', 'profile', 'offline_access'] as const;
+/**
+ * The scopes campus-sso understands (docs/interface.md#openid-connect,
+ * docs/interface.md#people-groups-and-audit): OpenID Connect, its profile claims, refresh tokens.
+ */
+export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access'] as const;
 export type Scope = (typeof SUPPORTED_SCOPES)[number];
 
 const SUPPORTED: ReadonlySet<string> = new Set(SUPPORTED_SCOPES);

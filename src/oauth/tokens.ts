@@ -1,5 +1,5 @@
 /**
- * Access and refresh tokens: opaque credentials (credentials.ts) stored only under their key (SPEC §1), and
+ * Access and refresh tokens: opaque credentials (credentials.ts) stored only under their key (docs/interface.md#resources), and
  * the RFC 6749 §5.1 token response built from them.
  */
 import type { AppContext } from '../app-context.js';
@@ -130,6 +130,7 @@ export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Prom
       nonce: issued.nonce,
       accessToken: issued.accessToken,
       issuedAt: issued.issuedAt,
+      scope: issued.scope,
     });
   }
   return response;

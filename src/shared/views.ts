@@ -12,9 +12,16 @@ export interface UserView {
   readonly created_at: string;
 }
 
-/** A user as the admin API shows them: the public view plus whether the account is disabled. */
+/** A user as the admin API shows them: the public view plus the account's state and profile. */
 export interface AdminUserView extends UserView {
   readonly disabled: boolean;
+  readonly name: string | null;
+  readonly email: string | null;
+  readonly groups: readonly string[];
+  readonly expires_at: string | null;
+  readonly last_sign_in_at: string | null;
+  /** Sign-in is locked after failed attempts until then (`POST /v1/admin/users/:uin/unlock` ends it). */
+  readonly locked_until: string | null;
 }
 
 /**
@@ -43,6 +50,8 @@ export interface AppView {
   readonly created_at: string;
   readonly disabled: boolean;
   readonly allow_refresh_tokens: boolean;
+  /** Only members of these groups may use the app; empty: everyone. */
+  readonly allowed_groups: readonly string[];
 }
 
 /** What the consent page shows about the app asking (`GET /v1/oauth2/app-info`). */
@@ -54,6 +63,8 @@ export interface AppInfoView {
   readonly consented: boolean;
   /** Present when the app asks for `offline_access` and may have refresh tokens: how long it stays signed in. */
   readonly stays_signed_in_days?: number;
+  /** Present, and false, only when the signed-in user is in none of the app's allowed groups. */
+  readonly allowed?: false;
 }
 
 /** An app the signed-in user authorized (`GET /v1/account/consents`). */
@@ -92,4 +103,17 @@ export interface SecondFactorsView {
   readonly recovery_codes_left: number;
   /** The user's group needs a second factor before admin calls work (MFA_REQUIRED_GROUPS). */
   readonly required: boolean;
+}
+
+/** One event of the audit trail (`GET /v1/admin/audit`, `GET /v1/account/activity`). */
+export interface AuditEventView {
+  readonly id: string;
+  readonly at: string;
+  readonly actor_uin: number | null;
+  readonly action: string;
+  readonly target: string | null;
+  readonly ip: string | null;
+  readonly user_agent: string | null;
+  readonly outcome: string;
+  readonly detail: Readonly<Record<string, unknown>> | null;
 }

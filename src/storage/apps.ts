@@ -9,6 +9,7 @@ import type { HotPath } from './connection.js';
 import { Repository, batchedLookup, bit, forDialect, preparedLookup, writeDurably } from './connection.js';
 import type { Database } from './schema.js';
 import type { AppRecord, AppRepository } from './store.js';
+import { parseGroups } from './users.js';
 
 export type AppRow = Selectable<Database['apps']>;
 
@@ -22,6 +23,7 @@ export function toApp(row: AppRow): AppRecord {
     createdAt: Number(row.created_at),
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
+    allowedGroups: parseGroups(row.allowed_groups),
   };
 }
 
@@ -35,6 +37,7 @@ function appRow(app: AppRecord): AppRow {
     created_at: app.createdAt,
     disabled: bit(app.disabled),
     allow_refresh_tokens: bit(app.allowRefreshTokens),
+    allowed_groups: JSON.stringify(app.allowedGroups),
   };
 }
 
@@ -58,7 +61,10 @@ const findApp: HotPath<FindApp> = {
 };
 
 type AppChanges = Partial<
-  Pick<AppRecord, 'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens'>
+  Pick<
+    AppRecord,
+    'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
+  >
 >;
 
 export class Apps extends Repository implements AppRepository {
@@ -82,6 +88,7 @@ export class Apps extends Repository implements AppRepository {
     if (changes.redirectUris !== undefined) set.redirect_uris = JSON.stringify(changes.redirectUris);
     if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
     if (changes.allowRefreshTokens !== undefined) set.allow_refresh_tokens = bit(changes.allowRefreshTokens);
+    if (changes.allowedGroups !== undefined) set.allowed_groups = JSON.stringify(changes.allowedGroups);
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
     const [updated = 0] = await writeDurably(this.connection, [query.compile()]);

@@ -49,6 +49,11 @@ type CodeWithGrantorRow = CodeRow & {
   user_created_at: number | null;
   user_disabled: number | null;
   user_must_change_password: number | null;
+  user_name: string | null;
+  user_email: string | null;
+  user_groups: string | null;
+  user_expires_at: number | null;
+  user_last_sign_in_at: number | null;
 };
 
 function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
@@ -58,6 +63,11 @@ function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
     user_created_at,
     user_disabled,
     user_must_change_password,
+    user_name,
+    user_email,
+    user_groups,
+    user_expires_at,
+    user_last_sign_in_at,
     ...code
   } = row;
   return {
@@ -72,6 +82,11 @@ function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
             created_at: user_created_at,
             disabled: user_disabled,
             must_change_password: user_must_change_password ?? 0,
+            name: user_name,
+            email: user_email,
+            groups: user_groups ?? '[]',
+            expires_at: user_expires_at,
+            last_sign_in_at: user_last_sign_in_at,
           }),
   };
 }
@@ -79,7 +94,9 @@ function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
 /** CodeWithGrantorRow's select list and joins, shared by both databases' statements. */
 const WITH_GRANTOR_COLUMNS = `c.*, u.password_hash as user_password_hash, u.user_group,
          u.created_at as user_created_at, u.disabled as user_disabled,
-         u.must_change_password as user_must_change_password`;
+         u.must_change_password as user_must_change_password, u.name as user_name,
+         u.email as user_email, u.groups as user_groups, u.expires_at as user_expires_at,
+         u.last_sign_in_at as user_last_sign_in_at`;
 const WITH_GRANTOR_JOIN = 'left join users u on u.uin = c.uin';
 
 type FindWithGrantor = (codeHash: string) => Promise<CodeWithGrantor | undefined>;

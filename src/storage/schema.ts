@@ -10,6 +10,12 @@ export interface UsersTable {
   disabled: number;
   /** 0/1; added by 0002-security-events. */
   must_change_password: number;
+  name: string | null;
+  email: string | null;
+  /** JSON array of group tags. */
+  groups: string;
+  expires_at: number | null;
+  last_sign_in_at: number | null;
 }
 
 export interface AppsTable {
@@ -22,6 +28,8 @@ export interface AppsTable {
   created_at: number;
   disabled: number;
   allow_refresh_tokens: number;
+  /** JSON array of group tags; empty: everyone may use the app. */
+  allowed_groups: string;
 }
 
 export interface SessionsTable {
@@ -143,6 +151,26 @@ export interface PendingSignInsTable {
   expires_at: number;
 }
 
+export interface ResetCodesTable {
+  uin: number;
+  code_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  at: number;
+  actor_uin: number | null;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  outcome: string;
+  /** JSON object, never a secret. */
+  detail: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -158,4 +186,6 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   webauthn_challenges: WebauthnChallengesTable;
   pending_sign_ins: PendingSignInsTable;
+  reset_codes: ResetCodesTable;
+  audit_events: AuditEventsTable;
 }

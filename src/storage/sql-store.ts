@@ -5,6 +5,7 @@
  */
 import { Migrator, sql } from 'kysely';
 import { Apps } from './apps.js';
+import { AuditEvents } from './audit.js';
 import { Codes } from './codes.js';
 import type { Connection } from './connection.js';
 import { Consents } from './consents.js';
@@ -12,6 +13,7 @@ import { migrationProvider } from './migrations/index.js';
 import { PendingSignIns } from './pending-sign-ins.js';
 import { SecondFactors } from './second-factors.js';
 import { Readiness } from './readiness.js';
+import { ResetCodes } from './reset-codes.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { PurgeReport, Store } from './store.js';
@@ -19,6 +21,8 @@ import { Throttles } from './throttle.js';
 import { Tokens } from './tokens.js';
 import { Users } from './users.js';
 import { WebAuthnChallenges } from './webauthn-challenges.js';
+
+const DAY_MS = 24 * 3600 * 1000;
 
 export class SqlStore implements Store {
   readonly kind: Connection['kind'];
@@ -34,6 +38,8 @@ export class SqlStore implements Store {
   readonly webAuthnChallenges: WebAuthnChallenges;
   readonly pendingSignIns: PendingSignIns;
   private readonly readiness: Readiness;
+  readonly resetCodes: ResetCodes;
+  readonly audit: AuditEvents;
 
   constructor(
     private readonly connection: Connection,
@@ -53,6 +59,8 @@ export class SqlStore implements Store {
     this.webAuthnChallenges = new WebAuthnChallenges(connection);
     this.pendingSignIns = new PendingSignIns(connection);
     this.readiness = new Readiness(connection);
+    this.resetCodes = new ResetCodes(connection);
+    this.audit = new AuditEvents(connection);
   }
 
   async migrate(): Promise<string[]> {
@@ -93,7 +101,7 @@ export class SqlStore implements Store {
     await this.readiness.probe();
   }
 
-  async purgeExpired(now: number): Promise<PurgeReport> {
+  async purgeExpired(now: number, auditRetentionDays?: number): Promise<PurgeReport> {
     const codes = await this.codes.purgeExpired(now);
     const { accessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
     const sessions = await this.sessions.purgeExpired(now);
@@ -101,7 +109,10 @@ export class SqlStore implements Store {
     // Unfinished ceremonies are not worth a line in the report.
     await this.webAuthnChallenges.purgeExpired(now);
     await this.pendingSignIns.purgeExpired(now);
-    return { codes, accessTokens, refreshTokens, sessions, throttles };
+    const resetCodes = await this.resetCodes.purgeExpired(now);
+    const auditEvents =
+      auditRetentionDays === undefined ? 0 : await this.audit.purgeBefore(now - auditRetentionDays * DAY_MS);
+    return { codes, accessTokens, refreshTokens, sessions, throttles, resetCodes, auditEvents };
   }
 
   async close(): Promise<void> {

@@ -9,7 +9,18 @@
 export const USER_GROUPS = ['admin', 'member', 'user'] as const;
 export type UserGroup = (typeof USER_GROUPS)[number];
 
-export interface UserRecord {
+/** A user's profile (docs/interface.md#people-groups-and-audit): optional on insert, always read back. */
+export interface UserProfile {
+  readonly name: string | null;
+  readonly email: string | null;
+  /** Group tags such as `teachers` or `class-2026-3`. */
+  readonly groups: readonly string[];
+  /** After this (epoch ms) the account acts as disabled; null: never. */
+  readonly expiresAt: number | null;
+  readonly lastSignInAt: number | null;
+}
+
+export interface UserRecord extends UserProfile {
   readonly uin: number;
   readonly passwordHash: string;
   readonly userGroup: UserGroup;
@@ -22,6 +33,25 @@ export interface UserRecord {
   readonly mustChangePassword: boolean;
 }
 
+/** A user to insert: the profile may be left out (no name, email, groups, expiry or sign-in yet). */
+export type NewUserRecord = Omit<UserRecord, keyof UserProfile> & Partial<UserProfile>;
+
+/** What an admin (or a sign-in) may change about a stored user. */
+export type UserUpdate = Partial<
+  Pick<
+    UserRecord,
+    | 'passwordHash'
+    | 'userGroup'
+    | 'disabled'
+    | 'mustChangePassword'
+    | 'name'
+    | 'email'
+    | 'groups'
+    | 'expiresAt'
+    | 'lastSignInAt'
+  >
+>;
+
 export interface AppRecord {
   readonly clientId: string;
   readonly name: string;
@@ -33,6 +63,8 @@ export interface AppRecord {
   readonly disabled: boolean;
   /** docs/interface.md#openid-connect: refresh tokens are issued for `offline_access` unless an admin switched them off. */
   readonly allowRefreshTokens: boolean;
+  /** docs/interface.md#people-groups-and-audit: only members of these groups may use the app; empty: everyone. */
+  readonly allowedGroups: readonly string[];
 }
 
 export interface SessionRecord {
@@ -185,6 +217,8 @@ export interface UserListQuery {
   /** Matches uins that start with these digits. */
   readonly search?: string | undefined;
   readonly group?: UserGroup | undefined;
+  /** Only users carrying this group tag. */
+  readonly tag?: string | undefined;
   readonly offset: number;
   readonly limit: number;
 }
@@ -195,18 +229,82 @@ export interface PurgeReport {
   readonly refreshTokens: number;
   readonly sessions: number;
   readonly throttles: number;
+  readonly resetCodes: number;
+  readonly auditEvents: number;
+}
+
+/** A one-time password reset code (docs/interface.md#people-groups-and-audit), stored as its SHA-256 only. */
+export interface ResetCodeRecord {
+  readonly uin: number;
+  readonly codeHash: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export interface ResetCodeRepository {
+  /** Stores the user's code, replacing any earlier one. */
+  put(code: ResetCodeRecord): Promise<void>;
+  /**
+   * Deletes and answers the user's code if it is `codeHash` and unexpired at `now` (single use: of two
+   * concurrent redemptions only one gets it).
+   */
+  take(uin: number, codeHash: string, now: number): Promise<boolean>;
+}
+
+/** One recorded security event (docs/interface.md#people-groups-and-audit). */
+export interface AuditEventRecord {
+  readonly id: string;
+  readonly at: number;
+  readonly actorUin: number | null;
+  readonly action: string;
+  /** What the action was on: `user:<uin>`, `app:<client_id>`, … */
+  readonly target: string | null;
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+  readonly outcome: string;
+  /** Never a secret. */
+  readonly detail: Readonly<Record<string, unknown>> | null;
+}
+
+export interface AuditQuery {
+  /** Events by this uin or on the user with this uin. */
+  readonly uin?: number | undefined;
+  readonly actions?: readonly string[] | undefined;
+  readonly outcome?: string | undefined;
+  /** Epoch ms, inclusive. */
+  readonly since?: number | undefined;
+  /** Epoch ms, exclusive. */
+  readonly until?: number | undefined;
+  /** Only events older than this position in the (at, id) order (keyset pagination). */
+  readonly before?: { readonly at: number; readonly id: string } | undefined;
+  readonly limit: number;
+}
+
+export interface AuditRepository {
+  insert(event: AuditEventRecord): Promise<void>;
+  /** Newest first, by (at, id). */
+  list(query: AuditQuery): Promise<AuditEventRecord[]>;
 }
 
 export interface UserRepository {
   find(uin: number): Promise<UserRecord | undefined>;
   /** Inserts a user; answers false (and changes nothing) when the uin is taken. */
-  insert(user: UserRecord): Promise<boolean>;
-  update(
-    uin: number,
-    changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled' | 'mustChangePassword'>>,
-  ): Promise<boolean>;
+  insert(user: NewUserRecord): Promise<boolean>;
+  update(uin: number, changes: UserUpdate): Promise<boolean>;
   list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
   countAdmins(): Promise<number>;
+  /**
+   * Sets `lastSignInAt`. Apart from `update`, so that it is not flushed to disk like an account change
+   * (writeDurably in src/storage/connection.ts): a lost sign-in time costs nothing.
+   */
+  recordSignIn(uin: number, at: number): Promise<void>;
+  /** The users of these uins that exist, in no particular order. */
+  findMany(uins: readonly number[]): Promise<UserRecord[]>;
+  /**
+   * Enabled users not signed in since `before` (never signed in: created before it), oldest first; at most
+   * `limit`.
+   */
+  listDormant(before: number, limit: number): Promise<UserRecord[]>;
 }
 
 export interface AppRepository {
@@ -215,7 +313,10 @@ export interface AppRepository {
   update(
     clientId: string,
     changes: Partial<
-      Pick<AppRecord, 'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens'>
+      Pick<
+        AppRecord,
+        'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
+      >
     >,
   ): Promise<boolean>;
   /** Deletes the app and everything issued to it (codes, tokens, consents). */
@@ -316,6 +417,8 @@ export interface ThrottleRepository {
   /** Takes one counted attempt back (it succeeded), never below zero. */
   refund(key: string): Promise<void>;
   delete(key: string): Promise<void>;
+  /** The states of these keys that exist, by key. */
+  getMany(keys: readonly string[]): Promise<Map<string, ThrottleState>>;
 }
 
 export interface SigningKeyRepository {
@@ -382,11 +485,16 @@ export interface Store {
   readonly secondFactors: SecondFactorRepository;
   readonly webAuthnChallenges: WebAuthnChallengeRepository;
   readonly pendingSignIns: PendingSignInRepository;
+  readonly resetCodes: ResetCodeRepository;
+  readonly audit: AuditRepository;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
   /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */
   ping(): Promise<void>;
-  /** Deletes expired codes, tokens, sessions and throttle windows. */
-  purgeExpired(now: number): Promise<PurgeReport>;
+  /**
+   * Deletes expired codes, tokens, sessions, throttle windows and reset codes, and audit events older than
+   * `auditRetentionDays` (kept forever when omitted).
+   */
+  purgeExpired(now: number, auditRetentionDays?: number): Promise<PurgeReport>;
   close(): Promise<void>;
 }

@@ -59,6 +59,16 @@ export class Throttles extends Repository implements ThrottleRepository {
     await this.db.deleteFrom('login_throttles').where('key', '=', key).execute();
   }
 
+  async getMany(keys: readonly string[]): Promise<Map<string, ThrottleState>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('login_throttles')
+      .select(['key', ...THROTTLE_STATE])
+      .where('key', 'in', [...keys])
+      .execute();
+    return new Map(rows.map(({ key, ...state }) => [key, state]));
+  }
+
   /** Deletes the throttles neither locked nor counting at `now`; answers how many. */
   async purgeExpired(now: number): Promise<number> {
     const result = await this.db

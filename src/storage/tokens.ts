@@ -27,8 +27,10 @@ import { TurnBatcher, sqliteTransaction } from './turn-batcher.js';
 
 /** The joins and conditions that make a token active, over `access_tokens t`; `now` is a parameter. */
 const OWNER_JOINS = 'join users u on u.uin = t.uin join apps a on a.client_id = t.client_id';
+/** An expired account acts as disabled (docs/interface.md#people-groups-and-audit). */
 const isActiveAt = (now: string): string =>
-  `t.revoked = 0 and t.expires_at > ${now} and u.disabled = 0 and a.disabled = 0`;
+  `t.revoked = 0 and t.expires_at > ${now} and u.disabled = 0 and a.disabled = 0
+   and (u.expires_at is null or u.expires_at > ${now})`;
 
 type FindActiveOwner = (tokenHash: string, now: number) => Promise<ActiveTokenOwner | undefined>;
 
@@ -40,7 +42,8 @@ const activeOwner: HotPath<FindActiveOwner> = {
         where t.token_hash = ? and ${isActiveAt('?')}`,
     );
     return async (tokenHash, now) => {
-      const row = statement().get(tokenHash, now) as ActiveTokenOwnerRow | undefined;
+      // `now` twice: the token's expiry and the account's.
+      const row = statement().get(tokenHash, now, now) as ActiveTokenOwnerRow | undefined;
       return row && toActiveTokenOwner(row);
     };
   },

@@ -7,9 +7,24 @@ import { type Selectable, sql } from 'kysely';
 import type { HotPath } from './connection.js';
 import { Repository, bit, forDialect, preparedLookup, writeDurably } from './connection.js';
 import type { Database } from './schema.js';
-import type { UserGroup, UserListQuery, UserRecord, UserRepository } from './store.js';
+import type {
+  NewUserRecord,
+  UserGroup,
+  UserListQuery,
+  UserRecord,
+  UserRepository,
+  UserUpdate,
+} from './store.js';
 
 export type UserRow = Selectable<Database['users']>;
+
+/** A JSON array of group tags; most users have none, which skips the parse. */
+export function parseGroups(json: string | null | undefined): string[] {
+  return !json || json === '[]' ? [] : (JSON.parse(json) as string[]);
+}
+
+const nullableNumber = (value: number | string | null | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
 
 export function toUser(row: UserRow): UserRecord {
   return {
@@ -19,6 +34,11 @@ export function toUser(row: UserRow): UserRecord {
     createdAt: Number(row.created_at),
     disabled: row.disabled === 1,
     mustChangePassword: row.must_change_password === 1,
+    name: row.name ?? null,
+    email: row.email ?? null,
+    groups: parseGroups(row.groups),
+    expiresAt: nullableNumber(row.expires_at),
+    lastSignInAt: nullableNumber(row.last_sign_in_at),
   };
 }
 
@@ -40,11 +60,14 @@ const findUser: HotPath<FindUser> = {
   },
 };
 
+/** LIKE's own wildcards in a group tag (`_`) match themselves. */
+const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 export class Users extends Repository implements UserRepository {
   /** By findUser's statement for this database. */
   readonly find = forDialect(this.connection, findUser);
 
-  async insert(user: UserRecord): Promise<boolean> {
+  async insert(user: NewUserRecord): Promise<boolean> {
     const query = this.db
       .insertInto('users')
       .values({
@@ -54,21 +77,28 @@ export class Users extends Repository implements UserRepository {
         created_at: user.createdAt,
         disabled: bit(user.disabled),
         must_change_password: bit(user.mustChangePassword),
+        name: user.name ?? null,
+        email: user.email ?? null,
+        groups: JSON.stringify(user.groups ?? []),
+        expires_at: user.expiresAt ?? null,
+        last_sign_in_at: user.lastSignInAt ?? null,
       })
       .onConflict((oc) => oc.column('uin').doNothing());
     const [inserted = 0] = await writeDurably(this.connection, [query.compile()]);
     return inserted > 0;
   }
 
-  async update(
-    uin: number,
-    changes: Partial<Pick<UserRecord, 'passwordHash' | 'userGroup' | 'disabled' | 'mustChangePassword'>>,
-  ): Promise<boolean> {
+  async update(uin: number, changes: UserUpdate): Promise<boolean> {
     const set: Partial<Database['users']> = {};
     if (changes.passwordHash !== undefined) set.password_hash = changes.passwordHash;
     if (changes.userGroup !== undefined) set.user_group = changes.userGroup;
     if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
     if (changes.mustChangePassword !== undefined) set.must_change_password = bit(changes.mustChangePassword);
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.email !== undefined) set.email = changes.email;
+    if (changes.groups !== undefined) set.groups = JSON.stringify(changes.groups);
+    if (changes.expiresAt !== undefined) set.expires_at = changes.expiresAt;
+    if (changes.lastSignInAt !== undefined) set.last_sign_in_at = changes.lastSignInAt;
     if (Object.keys(set).length === 0) return (await this.find(uin)) !== undefined;
     const query = this.db.updateTable('users').set(set).where('uin', '=', uin);
     const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
@@ -82,6 +112,10 @@ export class Users extends Repository implements UserRepository {
       base = base.where(sql<string>`cast(uin as text)`, 'like', `${query.search.replace(/\D/g, '')}%`);
     }
     if (query.group) base = base.where('user_group', '=', query.group);
+    if (query.tag) {
+      // The JSON array holds each tag quoted; tags have no quotes or backslashes of their own.
+      base = base.where(sql<boolean>`groups like ${`%"${likeEscaped(query.tag)}"%`} escape '\\'`);
+    }
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('uin').limit(query.limit).offset(query.offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -97,5 +131,33 @@ export class Users extends Repository implements UserRepository {
       .where('disabled', '=', 0)
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async recordSignIn(uin: number, at: number): Promise<void> {
+    await this.db.updateTable('users').set({ last_sign_in_at: at }).where('uin', '=', uin).execute();
+  }
+
+  async findMany(uins: readonly number[]): Promise<UserRecord[]> {
+    if (uins.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('uin', 'in', [...uins])
+      .execute();
+    return rows.map(toUser);
+  }
+
+  async listDormant(before: number, limit: number): Promise<UserRecord[]> {
+    const lastSeen = sql<number>`coalesce(last_sign_in_at, created_at)`;
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('disabled', '=', 0)
+      .where(lastSeen, '<', before)
+      .orderBy(lastSeen)
+      .orderBy('uin')
+      .limit(limit)
+      .execute();
+    return rows.map(toUser);
   }
 }

@@ -160,6 +160,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
         allow_refresh_tokens: true,
+        allowed_groups: [],
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();
@@ -325,6 +326,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         createdAt: Date.now(),
         disabled: false,
         allowRefreshTokens: true,
+        allowedGroups: [],
       });
       const response = await admin.call('GET', `/v1/admin/apps/${clientId}`);
       expect(response.status).toBe(200);
@@ -475,6 +477,12 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         user_group: 'member',
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
+        name: null,
+        email: null,
+        groups: [],
+        expires_at: null,
+        last_sign_in_at: null,
+        locked_until: null,
       });
       await signIn(server, uin);
     });
@@ -574,6 +582,12 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         user_group: expect.any(String),
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
+        name: null,
+        email: null,
+        groups: [],
+        expires_at: null,
+        last_sign_in_at: null,
+        locked_until: null,
       });
     });
 

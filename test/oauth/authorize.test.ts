@@ -250,7 +250,7 @@ describeOnDatabases('authorization', SUITE, (fixture) => {
 
     it('redirects invalid_scope when no requested scope is supported, or a scope is malformed', async () => {
       expect(
-        (await authorizeRedirect(browser, { ...base(), scope: 'email' })).searchParams.get('error'),
+        (await authorizeRedirect(browser, { ...base(), scope: 'phone' })).searchParams.get('error'),
       ).toBe('invalid_scope');
       expect(
         (await authorizeRedirect(browser, { ...base(), scope: 'openid "x"' })).searchParams.get('error'),
@@ -258,7 +258,7 @@ describeOnDatabases('authorization', SUITE, (fixture) => {
     });
 
     it('grants the supported scopes and leaves out unknown ones', async () => {
-      const code = await obtainCode(browser, client, { scope: 'openid email openid offline_access' });
+      const code = await obtainCode(browser, client, { scope: 'openid phone openid offline_access' });
       const { credentialKey } = await import('../../src/oauth/credentials.js');
       expect((await server.ctx.store.codes.find(credentialKey(code)))?.scope).toBe('openid offline_access');
     });

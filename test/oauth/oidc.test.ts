@@ -141,7 +141,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256', 'plain'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-        scopes_supported: ['openid', 'profile', 'offline_access'],
+        scopes_supported: ['openid', 'profile', 'email', 'groups', 'offline_access'],
         subject_types_supported: ['public'],
         // OIDC Discovery §3: RS256 MUST be listed.
         id_token_signing_alg_values_supported: ['RS256', 'ES256'],

@@ -17,6 +17,11 @@ const USER: UserRecord = {
   createdAt: NOW,
   disabled: false,
   mustChangePassword: false,
+  name: null,
+  email: null,
+  groups: [],
+  expiresAt: null,
+  lastSignInAt: null,
 };
 
 const APP: AppRecord = {
@@ -28,6 +33,7 @@ const APP: AppRecord = {
   createdAt: NOW,
   disabled: false,
   allowRefreshTokens: true,
+  allowedGroups: [],
 };
 
 type Event = string;

@@ -38,6 +38,11 @@ function user(uin: number, overrides: Partial<UserRecord> = {}): UserRecord {
     createdAt: NOW,
     disabled: false,
     mustChangePassword: false,
+    name: null,
+    email: null,
+    groups: [],
+    expiresAt: null,
+    lastSignInAt: null,
     ...overrides,
   };
 }
@@ -52,6 +57,7 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     createdAt: NOW,
     disabled: false,
     allowRefreshTokens: true,
+    allowedGroups: [],
     ...overrides,
   };
 }
@@ -1169,6 +1175,8 @@ describeEachDatabase('Store', (database) => {
           refreshTokens: 1,
           sessions: 1,
           throttles: 1,
+          resetCodes: 0,
+          auditEvents: 0,
         });
 
         expect(await store.codes.find(oldCode.codeHash)).toBeUndefined();
@@ -1191,6 +1199,8 @@ describeEachDatabase('Store', (database) => {
           refreshTokens: 0,
           sessions: 0,
           throttles: 0,
+          resetCodes: 0,
+          auditEvents: 0,
         });
       });
     });

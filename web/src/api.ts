@@ -9,6 +9,7 @@ import { EnvelopeCode } from '../../src/shared/envelope';
 import { USER_GROUPS, type UserGroup } from '../../src/shared/users';
 import type {
   AdminUserView,
+  AuditEventView,
   AppInfoView,
   AppView,
   ConsentView,
@@ -29,7 +30,7 @@ import type {
 
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
-export type { AdminUserView, AppInfoView, AppView, ConsentView, MeView, SignedInView, UserView };
+export type { AdminUserView, AppInfoView, AppView, AuditEventView, ConsentView, MeView, SignedInView, UserView };
 export type { PasskeyView, PendingSignInView, SecondFactorKind, SecondFactorsView };
 
 /** One answer to a pending sign-in (docs/interface.md#second-factor). */
@@ -55,8 +56,14 @@ export interface AuthorizationParams {
 export interface ImportRow {
   line: number;
   uin: number;
+  /** Empty: the person gets a one-time reset code instead. */
   password: string;
   user_group: string;
+  name?: string;
+  email?: string;
+  /** Group tags separated by `;`. */
+  groups?: string;
+  expires_at?: string;
 }
 
 export interface ImportResult {
@@ -64,6 +71,40 @@ export interface ImportResult {
   uin: number | null;
   status: 'created' | 'exists' | 'error';
   error?: string;
+  reset_code?: string;
+  reset_code_expires_at?: string;
+}
+
+/** The profile fields an admin edits (null clears). */
+export interface UserProfilePatch {
+  name?: string | null;
+  email?: string | null;
+  groups?: string[];
+  expires_at?: string | null;
+}
+
+export type BulkAction = 'set_group' | 'add_tag' | 'remove_tag' | 'set_expiry' | 'disable' | 'enable';
+
+export interface BulkRequest {
+  uins: number[];
+  action: BulkAction;
+  user_group?: UserGroup;
+  tag?: string;
+  expires_at?: string | null;
+}
+
+export interface BulkResult {
+  uin: number;
+  status: 'changed' | 'not_found' | 'error';
+  error?: string;
+}
+
+export interface AuditFilters {
+  uin?: string;
+  action?: string;
+  outcome?: string;
+  since?: string;
+  until?: string;
 }
 
 export class ApiError extends Error {
@@ -166,11 +207,16 @@ export const api = {
 
   // Admin: applications
   listApps: () => call<{ apps: AppView[] }>('GET', '/v1/admin/apps'),
-  createApp: (app: { name: string; emoji: string; redirect_uris: string[] }) =>
+  createApp: (app: { name: string; emoji: string; redirect_uris: string[]; allowed_groups?: string[] }) =>
     call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
     clientId: string,
-    patch: Partial<Pick<AppView, 'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens'>>,
+    patch: Partial<
+      Pick<
+        AppView,
+        'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens' | 'allowed_groups'
+      >
+    >,
   ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
   rotateSecret: (clientId: string) =>
     call<{ client_id: string; client_secret: string }>(
@@ -181,7 +227,7 @@ export const api = {
   deleteApp: (clientId: string) => call<object>('DELETE', `/v1/admin/apps/${enc(clientId)}`),
 
   // Admin: users
-  listUsers: (params: { search?: string; group?: UserGroup; offset: number; limit: number }) =>
+  listUsers: (params: { search?: string; group?: UserGroup; tag?: string; offset: number; limit: number }) =>
     call<{ users: AdminUserView[]; total: number }>('GET', `/v1/admin/users${query({ ...params })}`),
   createUser: (user: { uin: number; password: string; user_group: UserGroup }) =>
     call<{ user: AdminUserView }>('POST', '/v1/admin/users', user),
@@ -214,4 +260,21 @@ export const api = {
   removePasskey: (id: string) => call<object>('DELETE', `/v1/account/passkeys/${enc(id)}`),
   regenerateRecoveryCodes: (password: string) =>
     call<{ recovery_codes: string[] }>('POST', '/v1/account/recovery-codes', { password }),
+  // People, groups and the audit trail
+  updateProfile: (uin: number, patch: UserProfilePatch) =>
+    call<{ user: AdminUserView }>('PATCH', `/v1/admin/users/${uin}`, patch),
+  bulkUsers: (request: BulkRequest) =>
+    call<{ results: BulkResult[] }>('POST', '/v1/admin/users/bulk', request),
+  unlockUser: (uin: number) => call<object>('POST', `/v1/admin/users/${uin}/unlock`, {}),
+  issueResetCode: (uin: number) =>
+    call<{ code: string; expires_at: string }>('POST', `/v1/admin/users/${uin}/reset-code`, {}),
+  redeemResetCode: (uin: number, code: string, new_password: string) =>
+    call<object>('POST', '/v1/account/password-reset', { uin, code, new_password }),
+  audit: (filters: AuditFilters & { cursor?: string; limit?: number }) =>
+    call<{ events: AuditEventView[]; next_cursor: string | null }>(
+      'GET',
+      `/v1/admin/audit${query({ ...filters })}`,
+    ),
+  auditCsvUrl: (filters: AuditFilters) => `/v1/admin/audit.csv${query({ ...filters })}`,
+  activity: () => call<{ events: AuditEventView[] }>('GET', '/v1/account/activity'),
 };

@@ -2,7 +2,7 @@ import { createRouter, createWebHashHistory } from 'vue-router';
 import AuthPage from './pages/AuthPage.vue';
 import HomePage from './pages/HomePage.vue';
 
-/** Hash routing: the server serves one index.html at `/`, and clients link to `/#/auth?…` (SPEC §2). */
+/** Hash routing: the server serves one index.html at `/`, and clients link to `/#/auth?…` (docs/interface.md#authorization-page). */
 export const router = createRouter({
   history: createWebHashHistory(),
   routes: [
@@ -10,6 +10,7 @@ export const router = createRouter({
     { path: '/auth', name: 'auth', component: AuthPage },
     { path: '/account', name: 'account', component: () => import('./pages/AccountPage.vue') },
     { path: '/admin', name: 'admin', component: () => import('./pages/AdminPage.vue') },
+    { path: '/reset', name: 'reset', component: () => import('./pages/ResetPage.vue') },
     { path: '/:pathMatch(.*)*', redirect: '/' },
   ],
 });

@@ -4,9 +4,11 @@
  */
 import { consentCovers, mergeScopes } from '../scopes.js';
 import type { AppContext } from '../../app-context.js';
+import { appTarget } from '../../domain/audit.js';
+import { groupsAllow } from '../../shared/people.js';
 import { credentialKey, newCredential } from '../credentials.js';
 import { appendParameters } from '../../domain/redirect-uris.js';
-import type { ConsentRecord, SessionRecord } from '../../storage/store.js';
+import type { AppRecord, ConsentRecord, SessionRecord } from '../../storage/store.js';
 import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.js';
 import { asksForNoPrompt } from './check-prompt.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
@@ -58,6 +60,13 @@ function needsSignIn(
   return request.maxAge !== null && age > request.maxAge * 1000;
 }
 
+/** Whether the user is in one of the app's allowed groups (an app that names none is open to everyone). */
+export async function mayUseApp(ctx: AppContext, uin: number, app: AppRecord): Promise<boolean> {
+  if (app.allowedGroups.length === 0) return true;
+  const user = await ctx.store.users.find(uin);
+  return user !== undefined && groupsAllow(app.allowedGroups, user.groups);
+}
+
 /** RFC 6749 §4.1.2: issues a code (stored under its key only) and records the user's consent. */
 async function issueCode(
   ctx: AppContext,
@@ -94,6 +103,15 @@ async function issueCode(
     scope: mergeScopes(previous?.scope ?? null, request.scope),
     grantedAt: now,
   });
+  // Audited when the user approved something new, not at each silent return of a remembered consent.
+  if (!previous || !consentCovers(previous.scope, request.scope)) {
+    await ctx.audit.record({
+      action: 'consent_given',
+      actorUin: session.uin,
+      target: appTarget(request.app.clientId),
+      detail: { scope: request.scope },
+    });
+  }
   return code;
 }
 
@@ -134,6 +152,11 @@ export async function decideAuthorization(
   // RFC 6749 §4.1.2.1 access_denied: "The resource owner … denied the request."
   if (decision === 'deny') {
     return { redirectTo: errorRedirect(ctx, request, new AccessDenied('the user denied the request')) };
+  }
+  // docs/interface.md#people-groups-and-audit: an app open only to some groups refuses everyone else.
+  if (!(await mayUseApp(ctx, session.uin, request.app))) {
+    const error = new AccessDenied('this account is not in a group that may use this app');
+    return { redirectTo: errorRedirect(ctx, request, error) };
   }
   // OIDC Core §3.1.2.6 consent_required: prompt=none, and the user has not yet approved all of this.
   if (noPrompt && !(consent && consentCovers(consent.scope, request.scope))) {

@@ -3,6 +3,7 @@ import { initial } from './0001-initial.js';
 import { securityEvents } from './0002-security-events.js';
 import { secondFactor } from './0004-second-factor.js';
 import { readiness } from './0006-readiness.js';
+import { peopleAudit } from './0005-people-audit.js';
 
 /** Every migration, in order, compiled into the program (no files read at run time). */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-security-events': securityEvents,
   '0004-second-factor': secondFactor,
   '0006-readiness': readiness,
+  '0005-people-audit': peopleAudit,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,6 @@
 /**
- * CSV import of users (README "Admin API"): `uin,password,user_group`, header optional. Parsed in the
+ * CSV import of users (README "Admin API"): `uin,password,user_group[,name,email,groups,expires_at]`, header
+ * optional (with one, the columns may come in any order). Parsed in the
  * browser with papaparse; rows that cannot be sent (not a number, unknown group, …) get their error here,
  * the rest go to `POST /v1/admin/users/import` in chunks, and every row ends with one result.
  */
@@ -19,37 +20,80 @@ export interface ParsedImport {
   rejected: (ImportResult & { error: RowProblem })[];
 }
 
+/**
+ * The columns in their documented order (docs/interface.md#people-groups-and-audit): the first three are
+ * required, the rest optional. A header line may name them in any order; without one, this order is used.
+ */
+export const IMPORT_COLUMNS = [
+  'uin',
+  'password',
+  'user_group',
+  'name',
+  'email',
+  'groups',
+  'expires_at',
+] as const;
+type Column = (typeof IMPORT_COLUMNS)[number];
+const REQUIRED_COLUMNS = 3;
+
+/** Which column each cell position holds, from a header line; undefined when it names an unknown one. */
+function headerColumns(cells: readonly string[]): Column[] | undefined {
+  const names = cells.map((cell) => cell.trim().toLowerCase());
+  if (names.some((name) => !(IMPORT_COLUMNS as readonly string[]).includes(name))) return undefined;
+  return names as Column[];
+}
+
 export function parseUsersCsv(text: string): ParsedImport {
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { skipEmptyLines: false });
   const rows: ImportRow[] = [];
   const rejected: ParsedImport['rejected'] = [];
   let seenData = false;
+  let columns: readonly Column[] | undefined;
+  let badHeader = false;
   parsed.data.forEach((cells, index) => {
     const line = index + 1;
     if (cells.every((cell) => cell.trim() === '')) return;
-    const [uinText = '', password = '', group = ''] = cells;
-    if (!seenData && uinText.trim().toLowerCase() === 'uin') {
+    if (!seenData && (cells[0] ?? '').trim().toLowerCase() === 'uin') {
       seenData = true; // the optional header line
+      columns = headerColumns(cells);
+      badHeader =
+        columns === undefined ||
+        !['uin', 'password', 'user_group'].every((c) => columns?.includes(c as Column));
       return;
     }
     seenData = true;
-    const uin = parseUin(uinText);
-    const userGroup = group.trim().toLowerCase();
-    const problem: RowProblem | undefined =
-      cells.length !== 3
-        ? 'badColumns'
-        : uin === undefined
-          ? 'badUin'
-          : !(USER_GROUPS as readonly string[]).includes(userGroup)
-            ? 'badGroup'
-            : !passwordLengthOk(password)
-              ? 'badPassword'
-              : undefined;
+    const byName = new Map<Column, string>();
+    const order = columns ?? IMPORT_COLUMNS;
+    cells.forEach((cell, position) => {
+      const column = order[position];
+      if (column !== undefined) byName.set(column, cell);
+    });
+    const fits = columns
+      ? !badHeader && cells.length === columns.length
+      : cells.length >= REQUIRED_COLUMNS && cells.length <= IMPORT_COLUMNS.length;
+    const uin = parseUin(byName.get('uin') ?? '');
+    const password = byName.get('password') ?? '';
+    const userGroup = (byName.get('user_group') ?? '').trim().toLowerCase();
+    const problem: RowProblem | undefined = !fits
+      ? 'badColumns'
+      : uin === undefined
+        ? 'badUin'
+        : !(USER_GROUPS as readonly string[]).includes(userGroup)
+          ? 'badGroup'
+          : // No password: the server answers a one-time reset code instead.
+            password !== '' && !passwordLengthOk(password)
+            ? 'badPassword'
+            : undefined;
     if (problem || uin === undefined) {
       rejected.push({ line, uin: uin ?? null, status: 'error', error: problem ?? 'badUin' });
-    } else {
-      rows.push({ line, uin, password, user_group: userGroup });
+      return;
     }
+    const row: ImportRow = { line, uin, password, user_group: userGroup };
+    for (const optional of ['name', 'email', 'groups', 'expires_at'] as const) {
+      const value = byName.get(optional)?.trim();
+      if (value) row[optional] = value;
+    }
+    rows.push(row);
   });
   return { rows, rejected };
 }
@@ -72,10 +116,19 @@ export async function sendImport(
   return results;
 }
 
-/** The report as CSV (`line,uin,status,error`), for the "download" link. */
+/**
+ * The report as CSV (`line,uin,status,error,reset_code`), for the "download" link: the reset codes too, for a
+ * school that hands them out its own way (a mail merge) instead of the printed cards.
+ */
 export function reportCsv(results: readonly ImportResult[]): string {
   return Papa.unparse({
-    fields: ['line', 'uin', 'status', 'error'],
-    data: results.map((result) => [result.line, result.uin ?? '', result.status, result.error ?? '']),
+    fields: ['line', 'uin', 'status', 'error', 'reset_code'],
+    data: results.map((result) => [
+      result.line,
+      result.uin ?? '',
+      result.status,
+      result.error ?? '',
+      result.reset_code ?? '',
+    ]),
   });
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { appTarget } from '../../../domain/audit.js';
 import { consentView, withdrawConsent } from '../../../domain/consents.js';
 import { notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -19,9 +20,16 @@ export const consentRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { params: Type.Object({ client_id: ClientIdParam }) }, config: { csrf: true } },
     async (request) => {
       const { user } = await requireSignedIn(ctx, request);
-      if (!(await withdrawConsent(ctx.store, ctx.clock, user.uin, request.params.client_id))) {
+      const clientId = request.params.client_id;
+      if (!(await withdrawConsent(ctx.store, ctx.clock, user.uin, clientId))) {
         throw notFound('you have not authorized this app');
       }
+      await ctx.audit.record({
+        action: 'consent_withdrawn',
+        actorUin: user.uin,
+        target: appTarget(clientId),
+        request,
+      });
       return ok({});
     },
   );

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { userTarget } from '../../../domain/audit.js';
 import { isValidUin, userView } from '../../../domain/users.js';
 import type { MeView, SignedInView } from '../../../shared/views.js';
 import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
@@ -26,13 +27,18 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
 
       // Counted before the password is checked, so simultaneous guesses cannot outrun the limit.
       const attempt = await ctx.loginThrottle.begin(uin, request.ip);
-      if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
+      if (attempt.retryAfter > 0) {
+        await ctx.audit.record({ action: 'sign_in', outcome: 'locked', target: userTarget(uin), request });
+        throw tooManyAttempts(attempt.retryAfter);
+      }
 
       // A wrong uin and a wrong password answer the same, in the same time (UserService.authenticate).
       const user = await ctx.users.authenticate(uin, request.body.password);
       if (!user) {
         await ctx.loginThrottle.failed(attempt);
         request.log.info({ uin }, 'sign-in refused');
+        // Nobody is known to have acted: the uin is only what was typed.
+        await ctx.audit.record({ action: 'sign_in', outcome: 'failure', target: userTarget(uin), request });
         throw wrongCredentials();
       }
       // docs/interface.md#second-factor: with a second factor, the password only opens a pending sign-in.
@@ -45,6 +51,8 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       const { id } = await ctx.sessions.start(user.uin);
       setSessionCookie(ctx, reply, id);
       request.log.info({ uin }, 'signed in');
+      await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());
+      await ctx.audit.record({ action: 'sign_in', actorUin: uin, target: userTarget(uin), request });
       const signedIn: SignedInView = {
         uin: user.uin,
         user_group: user.userGroup,
@@ -56,8 +64,15 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
   );
 
   app.post('/v1/account/logout', { config: { csrf: true } }, async (request, reply) => {
+    // Who is signing out, for the audit trail (any same-named cookie that names a live session).
+    let signedIn: Awaited<ReturnType<typeof ctx.sessions.resolve>>;
+    for (const id of readSessionCookies(ctx, request)) signedIn ??= await ctx.sessions.resolve(id);
     await endPreviousSignIn(ctx, request);
     clearSessionCookie(ctx, reply);
+    if (signedIn) {
+      const uin = signedIn.user.uin;
+      await ctx.audit.record({ action: 'sign_out', actorUin: uin, target: userTarget(uin), request });
+    }
     return ok({});
   });
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { userTarget } from '../../../domain/audit.js';
 import { passwordProblem, verifyPassword } from '../../../domain/passwords.js';
 import { badRequest, tooManyAttempts, wrongCredentials } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -29,11 +30,23 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
       if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
       if (!(await verifyPassword(user.passwordHash, request.body.current_password))) {
         await ctx.loginThrottle.failed(attempt);
+        await ctx.audit.record({
+          action: 'password_changed',
+          outcome: 'failure',
+          actorUin: user.uin,
+          target: userTarget(user.uin),
+          request,
+        });
         throw wrongCredentials();
       }
       await ctx.loginThrottle.succeeded(attempt);
       await ctx.users.changeOwnPassword(user.uin, request.body.new_password, session.idHash);
-      request.log.info({ uin: user.uin }, 'password changed; other sessions, codes and tokens ended');
+      await ctx.audit.record({
+        action: 'password_changed',
+        actorUin: user.uin,
+        target: userTarget(user.uin),
+        request,
+      });
       return ok({});
     },
   );

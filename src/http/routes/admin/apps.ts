@@ -1,14 +1,19 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { type AppChanges, appView } from '../../../domain/apps.js';
+import { appTarget } from '../../../domain/audit.js';
+import type { AuditAction } from '../../../shared/people.js';
 import { isSingleEmoji } from '../../../domain/emoji.js';
 import { redirectUrisProblem } from '../../../domain/redirect-uris.js';
 import type { AppRecord } from '../../../storage/store.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { GroupListSchema, checkedGroups } from './people.js';
+import { currentAdmin } from './require-admin.js';
 import { ClientIdParams, rejectBody } from './schemas.js';
 
-/** SPEC §1: an app's name is 1–64 characters (after trimming; counted in code points, as JSON Schema does). */
+/** docs/interface.md#resources: an app's name is 1–64 characters (after trimming; counted in code points, as JSON Schema does). */
 const MAX_NAME_LENGTH = 64;
 
 function checkedName(name: string): string {
@@ -40,6 +45,7 @@ const NewAppBody = Type.Object(
     name: Type.String(),
     emoji: Type.String(),
     redirect_uris: Type.Array(Type.String()),
+    allowed_groups: Type.Optional(GroupListSchema),
   },
   { additionalProperties: false },
 );
@@ -51,12 +57,27 @@ const AppChangesBody = Type.Object(
     redirect_uris: Type.Optional(Type.Array(Type.String())),
     disabled: Type.Optional(Type.Boolean()),
     allow_refresh_tokens: Type.Optional(Type.Boolean()),
+    allowed_groups: Type.Optional(GroupListSchema),
   },
   { additionalProperties: false },
 );
 
-/** `/v1/admin/apps…`: the OAuth 2 applications panel of the management page (SPEC §7). */
+/** `/v1/admin/apps…`: the OAuth 2 applications panel of the management page (docs/interface.md#admin-api). */
 export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
+  const auditApp = (
+    request: FastifyRequest,
+    action: AuditAction,
+    clientId: string,
+    detail?: Record<string, unknown>,
+  ): Promise<void> =>
+    ctx.audit.record({
+      action,
+      actorUin: currentAdmin(request).uin,
+      target: appTarget(clientId),
+      ...(detail && { detail }),
+      request,
+    });
+
   async function findApp(clientId: string): Promise<AppRecord> {
     const found = await ctx.store.apps.find(clientId);
     if (!found) throw notFound(`no app with client_id ${clientId}`);
@@ -69,13 +90,15 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
   });
 
   app.post('/v1/admin/apps', { schema: { body: NewAppBody }, config: { csrf: true } }, async (request) => {
-    const { name, emoji, redirect_uris } = request.body;
+    const { name, emoji, redirect_uris, allowed_groups } = request.body;
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
       redirectUris: checkedRedirectUris(redirect_uris),
+      allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
     });
-    // SPEC §1: the secret is shown in full this once; only its hash is stored.
+    await auditApp(request, 'app_created', created.app.clientId, { name: created.app.name });
+    // docs/interface.md#resources: the secret is shown in full this once; only its hash is stored.
     return ok({ app: appView(created.app), client_secret: created.clientSecret });
   });
 
@@ -95,11 +118,17 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
         ...(body.redirect_uris !== undefined && { redirectUris: checkedRedirectUris(body.redirect_uris) }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
+        ...(body.allowed_groups !== undefined && {
+          allowedGroups: checkedGroups(body.allowed_groups, 'allowed_groups'),
+        }),
       };
       if (Object.keys(changes).length === 0) {
-        throw badRequest('send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens');
+        throw badRequest(
+          'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups',
+        );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
+      await auditApp(request, 'app_updated', clientId, { fields: Object.keys(body).sort() });
       return ok({ app: appView(await findApp(clientId)) });
     },
   );
@@ -112,6 +141,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       const { client_id: clientId } = request.params;
       const clientSecret = await ctx.apps.rotateSecret(clientId);
       if (clientSecret === undefined) throw notFound(`no app with client_id ${clientId}`);
+      await auditApp(request, 'app_secret_rotated', clientId);
       return ok({ client_id: clientId, client_secret: clientSecret });
     },
   );
@@ -122,8 +152,9 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       rejectBody(request);
       const { client_id: clientId } = request.params;
-      // The store deletes the app's codes, tokens and consents with it (SPEC §5: its tokens stop working).
+      // The store deletes the app's codes, tokens and consents with it (docs/interface.md#legacy-user-information: its tokens stop working).
       if (!(await ctx.store.apps.delete(clientId))) throw notFound(`no app with client_id ${clientId}`);
+      await auditApp(request, 'app_deleted', clientId);
       return ok({});
     },
   );

@@ -1,8 +1,11 @@
 import type { RoutePlugin } from '../../route-plugin.js';
 import { adminAppRoutes } from './apps.js';
+import { adminAuditRoutes } from './audit.js';
 import { requireAdmin } from './require-admin.js';
 import { adminSecondFactorRoutes } from './second-factors.js';
 import { adminUserImportRoutes } from './user-import.js';
+import { adminUserRecoveryRoutes } from './user-recovery.js';
+import { adminUsersBulkRoutes } from './users-bulk.js';
 import { adminUserRoutes } from './users.js';
 
 /** The admin JSON API (docs/interface.md#admin-api). */
@@ -18,4 +21,7 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(adminUserRoutes, { ctx });
   await app.register(adminUserImportRoutes, { ctx });
   await app.register(adminSecondFactorRoutes, { ctx });
+  await app.register(adminUsersBulkRoutes, { ctx });
+  await app.register(adminUserRecoveryRoutes, { ctx });
+  await app.register(adminAuditRoutes, { ctx });
 };

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { importUsers, MAX_IMPORT_ROWS } from '../../../domain/admin-user-import.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { currentAdmin } from './require-admin.js';
 
 /**
  * The rows' shape is checked here (an array of objects with a line number and no unknown fields); the values
@@ -16,6 +17,10 @@ const ImportBody = Type.Object(
           uin: Type.Optional(Type.Unknown()),
           password: Type.Optional(Type.Unknown()),
           user_group: Type.Optional(Type.Unknown()),
+          name: Type.Optional(Type.Unknown()),
+          email: Type.Optional(Type.Unknown()),
+          groups: Type.Optional(Type.Unknown()),
+          expires_at: Type.Optional(Type.Unknown()),
         },
         { additionalProperties: false },
       ),
@@ -25,14 +30,45 @@ const ImportBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** 500 rows of long passwords fit in well under 1 MiB. */
+/** 500 rows of long passwords and profiles fit in well under 1 MiB. */
 const IMPORT_BODY_LIMIT = 1024 * 1024;
 
-/** `POST /v1/admin/users/import`: one chunk of the management page's CSV import (SPEC §7). */
+/** `POST /v1/admin/users/import`: one chunk of the management page's CSV import (docs/interface.md#admin-api). */
 export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/import',
     { schema: { body: ImportBody }, config: { csrf: true }, bodyLimit: IMPORT_BODY_LIMIT },
-    async (request) => ok({ results: await importUsers(ctx.store, ctx.users, request.body.rows) }),
+    async (request) => {
+      const results = await importUsers(ctx, request.body.rows);
+      const count = (status: string): number => results.filter((r) => r.status === status).length;
+      const admin = currentAdmin(request).uin;
+      const withCodes = results.filter((r) => r.reset_code !== undefined);
+      // One event per code, so "who gave this student a reset code?" is answered by their uin.
+      for (const row of withCodes) {
+        await ctx.audit.record({
+          action: 'reset_code_issued',
+          actorUin: admin,
+          target: `user:${String(row.uin)}`,
+          detail: { via: 'import' },
+          request,
+        });
+      }
+      await ctx.audit.record({
+        action: 'users_imported',
+        actorUin: admin,
+        target: `users:${results.length}`,
+        detail: {
+          rows: results.length,
+          created: count('created'),
+          exists: count('exists'),
+          errors: count('error'),
+          codes_issued: withCodes.length,
+          // Whom it created, so "who made this account?" has an answer.
+          uins: results.filter((r) => r.status === 'created').map((r) => r.uin),
+        },
+        request,
+      });
+      return ok({ results });
+    },
   );
 };

@@ -1,11 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import { passwordProblem } from '../../../domain/passwords.js';
-import { adminUserView, isValidUin } from '../../../domain/users.js';
+import { userTarget } from '../../../domain/audit.js';
+import { accountLocks } from '../../../domain/login-throttle.js';
+import { type UserChanges, adminUserView, isValidUin } from '../../../domain/users.js';
 import { USER_GROUPS, type UserGroup } from '../../../shared/users.js';
 import { badRequest, conflict, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { currentAdmin, currentAdminSession } from './require-admin.js';
+import {
+  ExpiresAtSchema,
+  GroupListSchema,
+  NullableString,
+  checkedEmail,
+  checkedExpiry,
+  checkedGroups,
+  checkedName,
+} from './people.js';
 import { StringEnum, UinParams, UserGroupSchema } from './schemas.js';
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -18,6 +29,8 @@ const UserListQuery = Type.Object(
     search: Type.Optional(Type.String({ pattern: '^[0-9]{0,16}$' })),
     // An empty `group=` (the page's "all groups") means no filter.
     group: Type.Optional(StringEnum<UserGroup | ''>(['', ...USER_GROUPS])),
+    // Only users carrying this group tag (empty: no filter).
+    tag: Type.Optional(Type.String({ pattern: '^[a-z0-9._-]{0,64}$' })),
     offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
   },
@@ -30,6 +43,10 @@ const NewUserBody = Type.Object(
     uin: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
     password: Type.String(),
     user_group: UserGroupSchema,
+    name: Type.Optional(NullableString(256)),
+    email: Type.Optional(NullableString(256)),
+    groups: Type.Optional(GroupListSchema),
+    expires_at: Type.Optional(ExpiresAtSchema),
   },
   { additionalProperties: false },
 );
@@ -39,6 +56,10 @@ const UserChangesBody = Type.Object(
     user_group: Type.Optional(UserGroupSchema),
     disabled: Type.Optional(Type.Boolean()),
     password: Type.Optional(Type.String()),
+    name: Type.Optional(NullableString(256)),
+    email: Type.Optional(NullableString(256)),
+    groups: Type.Optional(GroupListSchema),
+    expires_at: Type.Optional(ExpiresAtSchema),
   },
   { additionalProperties: false },
 );
@@ -49,7 +70,7 @@ function checkedPassword(password: string, uin: number): string {
   return password;
 }
 
-function pathUin(raw: string): number {
+export function pathUin(raw: string): number {
   const uin = Number(raw);
   if (!isValidUin(uin))
     throw badRequest(`uin must be a positive whole number up to ${Number.MAX_SAFE_INTEGER}`);
@@ -62,28 +83,50 @@ function pathUin(raw: string): number {
  */
 export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/admin/users', { schema: { querystring: UserListQuery } }, async (request) => {
-    const { search, group, offset, limit } = request.query;
+    const { search, group, tag, offset, limit } = request.query;
     const pageSize = limit === undefined ? DEFAULT_PAGE_SIZE : Number(limit);
     if (pageSize < 1 || pageSize > MAX_PAGE_SIZE)
       throw badRequest(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
     const page = await ctx.store.users.list({
       search: search === '' ? undefined : search,
       group: group === '' ? undefined : group,
+      tag: tag === '' ? undefined : tag,
       offset: offset === undefined ? 0 : Number(offset),
       limit: pageSize,
     });
-    return ok({ users: page.users.map(adminUserView), total: page.total });
+    const locks = await accountLocks(
+      ctx.store,
+      page.users.map((user) => user.uin),
+      ctx.clock.now(),
+    );
+    return ok({
+      users: page.users.map((user) => adminUserView(user, locks.get(user.uin) ?? null)),
+      total: page.total,
+    });
   });
 
   app.post('/v1/admin/users', { schema: { body: NewUserBody }, config: { csrf: true } }, async (request) => {
-    const { uin, password, user_group: group } = request.body;
+    const { uin, password, user_group: group, name, email, groups, expires_at } = request.body;
     checkedPassword(password, uin);
+    const profile = {
+      name: name === undefined ? null : checkedName(name),
+      email: email === undefined ? null : checkedEmail(email),
+      groups: groups === undefined ? [] : checkedGroups(groups),
+      expiresAt: expires_at === undefined ? null : checkedExpiry(expires_at),
+    };
     // Look first so a taken uin costs no password hash; create() still refuses one taken meanwhile. The admin
     // knows the password, so the user must change it at the next sign-in (docs/security.md).
     const created = (await ctx.store.users.find(uin))
       ? undefined
-      : await ctx.users.create(uin, password, group, { mustChangePassword: true });
+      : await ctx.users.create(uin, password, group, { ...profile, mustChangePassword: true });
     if (!created) throw conflict(`a user with uin ${uin} already exists`);
+    await ctx.audit.record({
+      action: 'user_created',
+      actorUin: currentAdmin(request).uin,
+      target: userTarget(uin),
+      detail: { user_group: group, groups: profile.groups },
+      request,
+    });
     return ok({ user: adminUserView(created) });
   });
 
@@ -92,14 +135,38 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { params: UinParams, body: UserChangesBody }, config: { csrf: true } },
     async (request) => {
       const uin = pathUin(request.params.uin);
-      const { user_group: userGroup, disabled, password } = request.body;
-      if (userGroup === undefined && disabled === undefined && password === undefined) {
-        throw badRequest('send at least one of user_group, disabled, password');
+      const body = request.body;
+      const { user_group: userGroup, disabled, password } = body;
+      if (Object.keys(body).length === 0) {
+        throw badRequest(
+          'send at least one of user_group, disabled, password, name, email, groups, expires_at',
+        );
       }
       if (password !== undefined) checkedPassword(password, uin);
+      const changes: UserChanges = {
+        userGroup,
+        disabled,
+        password,
+        ...(body.name !== undefined && { name: checkedName(body.name) }),
+        ...(body.email !== undefined && { email: checkedEmail(body.email) }),
+        ...(body.groups !== undefined && { groups: checkedGroups(body.groups) }),
+        ...(body.expires_at !== undefined && { expiresAt: checkedExpiry(body.expires_at) }),
+      };
 
-      const { session } = currentAdminSession(request);
-      const changed = await ctx.users.changeAsAdmin(uin, { userGroup, disabled, password }, session);
+      const { session, user: admin } = currentAdminSession(request);
+      const changed = await ctx.users.changeAsAdmin(uin, changes, session);
+      await ctx.audit.record({
+        action: password === undefined ? 'user_updated' : 'password_reset',
+        outcome: changed.outcome === 'changed' ? 'success' : 'failure',
+        actorUin: admin.uin,
+        target: userTarget(uin),
+        // Which fields changed, never the password itself.
+        detail: {
+          fields: Object.keys(body).sort(),
+          ...(changed.outcome !== 'changed' && { reason: changed.outcome }),
+        },
+        request,
+      });
       switch (changed.outcome) {
         case 'not-found':
           throw notFound(`no user with uin ${uin}`);
@@ -111,8 +178,10 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
         }
         case 'last-admin-raced':
           throw conflict('cannot demote or disable the last enabled admin');
-        case 'changed':
-          return ok({ user: adminUserView(changed.user) });
+        case 'changed': {
+          const locks = await accountLocks(ctx.store, [uin], ctx.clock.now());
+          return ok({ user: adminUserView(changed.user, locks.get(uin) ?? null) });
+        }
       }
     },
   );

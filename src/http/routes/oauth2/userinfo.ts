@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireActiveAccessToken } from '../../../oauth/bearer.js';
 import { InsufficientScope } from '../../../oauth/errors.js';
+import { profileClaims, releasesProfileClaims } from '../../../oauth/profile-claims.js';
 import { hasScope } from '../../../oauth/scopes.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 
@@ -10,6 +11,11 @@ const UserInfoResponse = Type.Object({
   uin: Type.Integer(),
   user_group: Type.String(),
   created_at: Type.String(),
+  name: Type.Optional(Type.String()),
+  preferred_username: Type.Optional(Type.String()),
+  email: Type.Optional(Type.String()),
+  email_verified: Type.Optional(Type.Boolean()),
+  groups: Type.Optional(Type.Array(Type.String())),
 });
 
 /** RFC 6750 §2.2: a form body may carry the token as `access_token`; other fields are ignored. */
@@ -28,25 +34,34 @@ function formAccessToken(request: FastifyRequest): string | undefined {
 
 /**
  * OIDC Core §5.3 (docs/interface.md#openid-connect): the standard UserInfo endpoint, GET or POST, Bearer
- * token in the header (RFC 6750 §2.1) or a POST's form body (§2.2), plain JSON. Errors are RFC 6750 §3 (WWW-Authenticate +
- * `{error, error_description}`).
+ * token in the header (RFC 6750 §2.1) or a POST's form body (§2.2), plain JSON. Errors are RFC 6750 §3
+ * (WWW-Authenticate + `{error, error_description}`). The profile claims its scope releases follow
+ * (docs/interface.md#people-groups-and-audit).
  */
 export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   const handler = async (request: FastifyRequest) => {
     // RFC 6750 §2.1, §2.2 and §3.1: the token in the header or a form body, or invalid_token.
-    const owner = await requireActiveAccessToken(ctx, request.headers.authorization, formAccessToken(request));
+    const { user, token } = await requireActiveAccessToken(
+      ctx,
+      request.headers.authorization,
+      formAccessToken(request),
+    );
     // OIDC Core §5.3: the access token was "obtained through an OpenID Connect Authentication Request";
     // RFC 6750 §3.1 insufficient_scope otherwise (the legacy get-user-info answers any valid token).
-    if (!hasScope(owner.token.scope, 'openid')) {
+    if (!hasScope(token.scope, 'openid')) {
       throw new InsufficientScope('the access token was not issued for scope openid');
     }
-    const { user } = owner;
-    return {
+    const answer = {
       sub: String(user.uin),
       uin: user.uin,
       user_group: user.userGroup,
       created_at: new Date(user.createdAt).toISOString(),
     };
+    // The token look-up reads no profile, so a token without profile scopes costs nothing more; one with
+    // them reads the user by primary key.
+    if (!releasesProfileClaims(token.scope)) return answer;
+    const profile = await ctx.store.users.find(user.uin);
+    return profile ? { ...answer, ...profileClaims(profile, token.scope) } : answer;
   };
   const options = {
     schema: { response: { 200: UserInfoResponse } },

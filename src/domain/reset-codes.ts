@@ -1,0 +1,55 @@
+/**
+ * One-time password reset codes for people without email (docs/interface.md#people-groups-and-audit): an admin
+ * issues one, the person types it on `#/reset` with a new password. 12 characters of an alphabet without
+ * look-alikes (no 0/O, 1/I/L), shown in groups of four: 59 bits, single use, 24 hours, stored only as a
+ * SHA-256 digest. Guessing is throttled like a sign-in, so 59 bits is ample.
+ */
+import { randomInt } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Store } from '../storage/store.js';
+import { sha256Hex } from './crypto.js';
+
+const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const CODE_LENGTH = 12;
+export const RESET_CODE_TTL_MS = 24 * 3600 * 1000;
+
+/** A fresh code, drawn without modulo bias, as `ABCD-EFGH-JKMN`. */
+export function newResetCode(): string {
+  let code = '';
+  for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
+  return code.replace(/(.{4})(?=.)/g, '$1-');
+}
+
+/** What a person typed, as it was issued: case, spaces and dashes do not matter. */
+export function normalizeResetCode(typed: string): string {
+  return typed.toUpperCase().replace(/[\s-]/g, '');
+}
+
+export class ResetCodeService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Issues a code for the user, replacing any earlier one; the code itself is answered this once. */
+  async issue(uin: number): Promise<{ code: string; expiresAt: number }> {
+    const code = newResetCode();
+    const now = this.clock.now();
+    const expiresAt = now + RESET_CODE_TTL_MS;
+    await this.store.resetCodes.put({
+      uin,
+      codeHash: sha256Hex(normalizeResetCode(code)),
+      createdAt: now,
+      expiresAt,
+    });
+    return { code, expiresAt };
+  }
+
+  /**
+   * Uses up the user's code if `typed` is it and it has not expired. The comparison is the database's match
+   * of SHA-256 digests: timing can reveal nothing about the code itself.
+   */
+  redeem(uin: number, typed: string): Promise<boolean> {
+    return this.store.resetCodes.take(uin, sha256Hex(normalizeResetCode(typed)), this.clock.now());
+  }
+}

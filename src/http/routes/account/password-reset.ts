@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import { userTarget } from '../../../domain/audit.js';
+import { passwordProblem } from '../../../domain/passwords.js';
+import { isActiveUser, isValidUin } from '../../../domain/users.js';
+import { ApiError, badRequest, tooManyAttempts } from '../../api-error.js';
+import { EnvelopeCode } from '../../../shared/envelope.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { PasswordInput, UinInput } from '../../schemas.js';
+
+const PasswordResetBody = Type.Object(
+  {
+    uin: UinInput,
+    // 12 characters, perhaps typed with spaces or dashes between the groups.
+    code: Type.String({ minLength: 1, maxLength: 64 }),
+    new_password: PasswordInput,
+  },
+  { additionalProperties: false },
+);
+
+/** The one answer for an unknown uin, a wrong or used code, and an account that may not sign in. */
+const wrongCode = (): ApiError => new ApiError(401, EnvelopeCode.InvalidRequest, 'wrong uin or reset code');
+
+/**
+ * `POST /v1/account/password-reset` (docs/interface.md#people-groups-and-audit): a person without email redeems
+ * the one-time code an admin gave them and chooses a new password on `#/reset`. Throttled like a sign-in
+ * (the code is a password guess like any other); success ends every session and token of the account.
+ */
+export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.post(
+    '/v1/account/password-reset',
+    { schema: { body: PasswordResetBody }, config: { csrf: true } },
+    async (request) => {
+      const uin = Number(request.body.uin);
+      if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
+      const problem = passwordProblem(request.body.new_password);
+      if (problem) throw badRequest(`new_password: ${problem}`);
+
+      const attempt = await ctx.loginThrottle.begin(uin, request.ip);
+      if (attempt.retryAfter > 0) {
+        await ctx.audit.record({
+          action: 'reset_code_redeemed',
+          outcome: 'locked',
+          target: userTarget(uin),
+          request,
+        });
+        throw tooManyAttempts(attempt.retryAfter);
+      }
+      const user = await ctx.store.users.find(uin);
+      // A disabled or expired account keeps its code: an admin who enables it again need not issue another.
+      const redeemed =
+        user !== undefined &&
+        isActiveUser(user, ctx.clock.now()) &&
+        (await ctx.resetCodes.redeem(uin, request.body.code));
+      if (!redeemed) {
+        await ctx.loginThrottle.failed(attempt);
+        await ctx.audit.record({
+          action: 'reset_code_redeemed',
+          outcome: 'failure',
+          target: userTarget(uin),
+          request,
+        });
+        throw wrongCode();
+      }
+      await ctx.loginThrottle.succeeded(attempt);
+      await ctx.users.resetPassword(uin, request.body.new_password);
+      await ctx.audit.record({
+        action: 'reset_code_redeemed',
+        actorUin: uin,
+        target: userTarget(uin),
+        request,
+      });
+      return ok({});
+    },
+  );
+};
