@@ -15,13 +15,25 @@ export function readSessionCookie(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-function cookieAttributes(ctx: AppContext, maxAgeSeconds: number): string {
+/** `maxAgeSeconds` undefined: a browser-session cookie, gone when the browser closes. */
+function cookieAttributes(ctx: AppContext, maxAgeSeconds: number | undefined): string {
   const secure = ctx.config.secureCookies ? '; Secure' : '';
-  return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+  const maxAge = maxAgeSeconds === undefined ? '' : `; Max-Age=${maxAgeSeconds}`;
+  return `Path=/; HttpOnly; SameSite=Lax${maxAge}${secure}`;
 }
 
-export function setSessionCookie(ctx: AppContext, reply: FastifyReply, id: string): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=${id}; ${cookieAttributes(ctx, ctx.config.sessionTtl)}`);
+/**
+ * A shared-computer session's cookie has no Max-Age: it ends with the browser
+ * (docs/interface.md#sessions-and-sign-out).
+ */
+export function setSessionCookie(
+  ctx: AppContext,
+  reply: FastifyReply,
+  id: string,
+  options: { shared?: boolean } = {},
+): void {
+  const maxAge = options.shared === true ? undefined : ctx.config.sessionTtl;
+  reply.header('set-cookie', `${SESSION_COOKIE}=${id}; ${cookieAttributes(ctx, maxAge)}`);
 }
 
 export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {

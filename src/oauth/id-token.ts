@@ -19,6 +19,8 @@ export interface IdTokenInput {
   readonly accessToken: string;
   /** Epoch ms. */
   readonly issuedAt: number;
+  /** The browser session (OpenID Connect Back-Channel Logout 1.0 §2.1 `sid`), when known. */
+  readonly sid?: string | null;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
   };
   // OIDC Core §2: nonce is present exactly when the authentication request carried one.
   if (input.nonce !== null) claims.nonce = input.nonce;
+  if (input.sid) claims.sid = input.sid;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setIssuer(ctx.config.issuer)

@@ -16,6 +16,8 @@ export interface TokenGrant {
   readonly scope: string | null;
   /** The code the grant started from, so a replayed code revokes everything (RFC 9700 §4.2.4). */
   readonly codeHash: string | null;
+  /** The browser session the grant started in (the id_token's `sid`). */
+  readonly sid: string | null;
 }
 
 export interface Minted<T> {
@@ -70,6 +72,7 @@ export function mintRefreshToken(
       expiresAt: now + ctx.config.refreshTokenTtl * 1000,
       rotatedAt: null,
       revoked: false,
+      sid: grant.sid,
     },
   };
 }
@@ -91,6 +94,8 @@ export interface IssuedTokens {
   readonly authTime: number;
   readonly nonce: string | null;
   readonly issuedAt: number;
+  /** The browser session the grant started in, if known. */
+  readonly sid: string | null;
 }
 
 /** RFC 6749 §5.1 (and OIDC Core §3.1.3.3) successful token response. */
@@ -117,7 +122,12 @@ export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Prom
   if (issued.scope !== null) response.scope = issued.scope;
   // OIDC Core §3.1.3.3: an `openid` request gets an id_token beside the access token.
   if (hasScope(issued.scope, 'openid')) {
+    // Back-Channel Logout 1.0 §2.1: the app is told when this session ends.
+    if (issued.sid !== null) {
+      await ctx.store.logouts.recordIdToken(issued.sid, issued.clientId, issued.user.uin, issued.issuedAt);
+    }
     response.id_token = await signIdToken(ctx, {
+      sid: issued.sid,
       user: issued.user,
       clientId: issued.clientId,
       authTime: issued.authTime,

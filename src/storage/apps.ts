@@ -29,6 +29,12 @@ export function toApp(row: AppRow): AppRecord {
     createdAt: Number(row.created_at),
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
+    postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris) as string[],
+    backchannelLogoutUri: row.backchannel_logout_uri,
+    backchannelLogoutLast:
+      row.backchannel_logout_last_at === null || row.backchannel_logout_last_result === null
+        ? null
+        : { at: Number(row.backchannel_logout_last_at), result: row.backchannel_logout_last_result },
   };
 }
 
@@ -42,6 +48,10 @@ function appRow(app: AppRecord): AppRow {
     created_at: app.createdAt,
     disabled: bit(app.disabled),
     allow_refresh_tokens: bit(app.allowRefreshTokens),
+    post_logout_redirect_uris: JSON.stringify(app.postLogoutRedirectUris),
+    backchannel_logout_uri: app.backchannelLogoutUri,
+    backchannel_logout_last_at: app.backchannelLogoutLast?.at ?? null,
+    backchannel_logout_last_result: app.backchannelLogoutLast?.result ?? null,
   };
 }
 
@@ -64,9 +74,7 @@ const findApp: HotPath<FindApp> = {
   },
 };
 
-type AppChanges = Partial<
-  Pick<AppRecord, 'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens'>
->;
+type AppChanges = Parameters<AppRepository['update']>[1];
 
 export class Apps extends Repository implements AppRepository {
   /** By findApp's statement for this database. */
@@ -85,6 +93,10 @@ export class Apps extends Repository implements AppRepository {
     if (changes.redirectUris !== undefined) set.redirect_uris = JSON.stringify(changes.redirectUris);
     if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
     if (changes.allowRefreshTokens !== undefined) set.allow_refresh_tokens = bit(changes.allowRefreshTokens);
+    if (changes.postLogoutRedirectUris !== undefined) {
+      set.post_logout_redirect_uris = JSON.stringify(changes.postLogoutRedirectUris);
+    }
+    if (changes.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = changes.backchannelLogoutUri;
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     return changed(
       await this.db.updateTable('apps').set(set).where('client_id', '=', clientId).executeTakeFirst(),
@@ -98,6 +110,8 @@ export class Apps extends Repository implements AppRepository {
       await trx.deleteFrom('access_tokens').where('client_id', '=', clientId).execute();
       await trx.deleteFrom('refresh_tokens').where('client_id', '=', clientId).execute();
       await trx.deleteFrom('consents').where('client_id', '=', clientId).execute();
+      await trx.deleteFrom('session_apps').where('client_id', '=', clientId).execute();
+      await trx.deleteFrom('logout_deliveries').where('client_id', '=', clientId).execute();
       return changed(await trx.deleteFrom('apps').where('client_id', '=', clientId).executeTakeFirst());
     });
   }

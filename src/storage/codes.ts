@@ -35,6 +35,7 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     usedAt: row.used_at === null ? null : Number(row.used_at),
+    sid: row.sid,
   };
 }
 
@@ -112,6 +113,7 @@ export class Codes extends Repository implements CodeRepository {
         created_at: code.createdAt,
         expires_at: code.expiresAt,
         used_at: code.usedAt,
+        sid: code.sid,
       })
       .execute();
   }

@@ -20,6 +20,11 @@ export interface AppsTable {
   created_at: number;
   disabled: number;
   allow_refresh_tokens: number;
+  /** JSON array of strings (OpenID Connect RP-Initiated Logout 1.0 §3). */
+  post_logout_redirect_uris: string;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_last_at: number | null;
+  backchannel_logout_last_result: string | null;
 }
 
 export interface SessionsTable {
@@ -27,6 +32,12 @@ export interface SessionsTable {
   uin: number;
   created_at: number;
   expires_at: number;
+  sid: string;
+  last_seen_at: number;
+  idle_expires_at: number;
+  ip: string | null;
+  user_agent: string | null;
+  shared: number;
 }
 
 export interface AuthorizationCodesTable {
@@ -42,6 +53,7 @@ export interface AuthorizationCodesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  sid: string | null;
 }
 
 export interface AccessTokensTable {
@@ -68,6 +80,7 @@ export interface RefreshTokensTable {
   expires_at: number;
   rotated_at: number | null;
   revoked: number;
+  sid: string | null;
 }
 
 export interface ConsentsTable {
@@ -92,6 +105,31 @@ export interface SigningKeysTable {
   created_at: number;
 }
 
+/** Which apps received an id_token in which session (Back-Channel Logout 1.0 §2.1). */
+export interface SessionAppsTable {
+  sid: string;
+  client_id: string;
+  uin: number;
+  created_at: number;
+}
+
+export type LogoutDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A logout_token to send (Back-Channel Logout 1.0 §2.5), retried until it is answered 2xx or too old. */
+export interface LogoutDeliveriesTable {
+  sid: string;
+  client_id: string;
+  uin: number;
+  status: LogoutDeliveryStatus;
+  attempts: number;
+  next_attempt_at: number;
+  /** An instance that claimed the row owns it until then (a crashed one's claim runs out). */
+  lease_until: number;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  last_result: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -102,4 +140,6 @@ export interface Database {
   consents: ConsentsTable;
   login_throttles: LoginThrottlesTable;
   signing_keys: SigningKeysTable;
+  session_apps: SessionAppsTable;
+  logout_deliveries: LogoutDeliveriesTable;
 }

@@ -9,6 +9,7 @@ import { Codes } from './codes.js';
 import type { Connection } from './connection.js';
 import { Consents } from './consents.js';
 import { migrationProvider } from './migrations/index.js';
+import { LogoutSignal, Logouts } from './logouts.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { PurgeReport, Store } from './store.js';
@@ -26,6 +27,7 @@ export class SqlStore implements Store {
   readonly consents: Consents;
   readonly throttles: Throttles;
   readonly signingKeys: SigningKeys;
+  readonly logouts: Logouts;
 
   constructor(
     private readonly connection: Connection,
@@ -35,12 +37,14 @@ export class SqlStore implements Store {
     this.kind = connection.kind;
     this.users = new Users(connection);
     this.apps = new Apps(connection);
-    this.sessions = new Sessions(connection);
+    const logoutsQueued = new LogoutSignal();
+    this.sessions = new Sessions(connection, logoutsQueued);
     this.codes = new Codes(connection);
     this.tokens = new Tokens(connection);
     this.consents = new Consents(connection);
     this.throttles = new Throttles(connection);
     this.signingKeys = new SigningKeys(connection);
+    this.logouts = new Logouts(connection, logoutsQueued);
   }
 
   async migrate(): Promise<string[]> {
@@ -86,7 +90,8 @@ export class SqlStore implements Store {
     const { accessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
     const sessions = await this.sessions.purgeExpired(now);
     const throttles = await this.throttles.purgeExpired(now);
-    return { codes, accessTokens, refreshTokens, sessions, throttles };
+    const logoutDeliveries = await this.logouts.purgeExpired(now);
+    return { codes, accessTokens, refreshTokens, sessions, throttles, logoutDeliveries };
   }
 
   async close(): Promise<void> {

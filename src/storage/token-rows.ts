@@ -39,6 +39,7 @@ const REFRESH_TOKEN_TYPES = {
   expires_at: 'bigint',
   rotated_at: 'bigint',
   revoked: 'integer',
+  sid: 'text',
 } as const satisfies Record<keyof RefreshTokensTable, PgType>;
 
 export interface Column<Name extends string> {
@@ -83,6 +84,7 @@ export function toRefreshToken(row: RefreshTokenRow): RefreshTokenRecord {
     expiresAt: Number(row.expires_at),
     rotatedAt: row.rotated_at === null ? null : Number(row.rotated_at),
     revoked: row.revoked === 1,
+    sid: row.sid,
   };
 }
 
@@ -113,6 +115,7 @@ export function refreshTokenRow(token: RefreshTokenRecord): RefreshTokenRow {
     expires_at: token.expiresAt,
     rotated_at: token.rotatedAt,
     revoked: bit(token.revoked),
+    sid: token.sid,
   };
 }
 

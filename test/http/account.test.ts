@@ -408,6 +408,7 @@ describe.each(DATABASES)('account API on %s', (database) => {
         createdAt: now,
         expiresAt: now + 600_000,
         usedAt: null,
+        sid: null,
       });
       const accessHash = sha256Hex(`access-${uin}-${app.clientId}`);
       const refreshHash = sha256Hex(`refresh-${uin}-${app.clientId}`);
@@ -437,6 +438,7 @@ describe.each(DATABASES)('account API on %s', (database) => {
           expiresAt: now + 86_400_000,
           rotatedAt: null,
           revoked: false,
+          sid: null,
         },
       );
       expect(redeemed).toBe(true);

@@ -21,6 +21,10 @@ interface AppJson {
   created_at: string;
   disabled: boolean;
   allow_refresh_tokens: boolean;
+  post_logout_redirect_uris: string[];
+  backchannel_logout_uri: string | null;
+  backchannel_logout_last_attempt: { at: string; result: string } | null;
+  backchannel_logout_pending: number;
 }
 
 interface UserJson {
@@ -167,6 +171,10 @@ describe.each(DATABASES)('admin API on %s', (database) => {
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
         allow_refresh_tokens: true,
+        post_logout_redirect_uris: [],
+        backchannel_logout_uri: null,
+        backchannel_logout_last_attempt: null,
+        backchannel_logout_pending: 0,
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();
@@ -332,6 +340,9 @@ describe.each(DATABASES)('admin API on %s', (database) => {
         createdAt: Date.now(),
         disabled: false,
         allowRefreshTokens: true,
+        postLogoutRedirectUris: [],
+        backchannelLogoutUri: null,
+        backchannelLogoutLast: null,
       });
       const response = await admin.call('GET', `/v1/admin/apps/${clientId}`);
       expect(response.status).toBe(200);

@@ -199,13 +199,25 @@ describe.each(DATABASES)('OpenID Connect on %s', (database) => {
   });
 
   describe('id_token', () => {
-    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, uin and user_group, signed ES256', async () => {
+    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, sid, uin and user_group, signed ES256', async () => {
       const tokens = await tokensFor(server, browser, client, { scope: 'openid', nonce: 'n-0S6_WzA2Mj' });
       const jwks = createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`));
       const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, jwks);
       expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: expect.any(String) });
       expect(Object.keys(payload).sort()).toEqual(
-        ['at_hash', 'aud', 'auth_time', 'exp', 'iat', 'iss', 'nonce', 'sub', 'uin', 'user_group'].sort(),
+        [
+          'at_hash',
+          'aud',
+          'auth_time',
+          'exp',
+          'iat',
+          'iss',
+          'nonce',
+          'sid',
+          'sub',
+          'uin',
+          'user_group',
+        ].sort(),
       );
       expect(payload).toMatchObject({
         iss: server.baseUrl,

@@ -47,6 +47,9 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     createdAt: NOW,
     disabled: false,
     allowRefreshTokens: true,
+    postLogoutRedirectUris: [],
+    backchannelLogoutUri: null,
+    backchannelLogoutLast: null,
     ...overrides,
   };
 }
@@ -69,6 +72,7 @@ function code(
     createdAt: NOW,
     expiresAt: NOW + 600_000,
     usedAt: null,
+    sid: null,
     ...overrides,
   };
 }
@@ -109,12 +113,25 @@ function refreshToken(
     expiresAt: NOW + 30 * DAY,
     rotatedAt: null,
     revoked: false,
+    sid: null,
     ...overrides,
   };
 }
 
 function session(uin: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
-  return { idHash: unique('session'), uin, createdAt: NOW, expiresAt: NOW + HOUR, ...overrides };
+  return {
+    idHash: unique('session'),
+    sid: unique('sid'),
+    uin,
+    createdAt: NOW,
+    expiresAt: NOW + HOUR,
+    lastSeenAt: NOW,
+    idleExpiresAt: NOW + HOUR,
+    ip: '127.0.0.1',
+    userAgent: null,
+    shared: false,
+    ...overrides,
+  };
 }
 
 function signingKey(kid: string, overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord {
@@ -135,7 +152,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
     it('applies the migrations on an empty database, then is a no-op the second time', async () => {
       const fresh = await openFreshStore(database);
       try {
-        expect(await fresh.store.migrate()).toEqual(['0001-initial']);
+        expect(await fresh.store.migrate()).toEqual(['0001-initial', '0003-sessions-logout']);
         await fresh.store.users.insert(user(10001));
         expect(await fresh.store.migrate()).toEqual([]);
         expect(await fresh.store.users.find(10001)).toEqual(user(10001));
@@ -150,7 +167,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
         const second = openStore({ kind: 'postgres', url: fresh.url });
         try {
           const [a, b] = await Promise.all([fresh.store.migrate(), second.migrate()]);
-          expect([...a, ...b]).toEqual(['0001-initial']);
+          expect([...a, ...b]).toEqual(['0001-initial', '0003-sessions-logout']);
           await expect(second.users.insert(user(10001))).resolves.toBe(true);
         } finally {
           await second.close();
@@ -163,8 +180,8 @@ describe.each(DATABASES)('Store on %s', (database) => {
         const first = await openFreshStore(database);
         const second = await openFreshStore(database);
         try {
-          expect(await first.store.migrate()).toEqual(['0001-initial']);
-          expect(await second.store.migrate()).toEqual(['0001-initial']);
+          expect(await first.store.migrate()).toEqual(['0001-initial', '0003-sessions-logout']);
+          expect(await second.store.migrate()).toEqual(['0001-initial', '0003-sessions-logout']);
         } finally {
           await second.dispose();
           await first.dispose();
@@ -1027,6 +1044,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
           refreshTokens: 1,
           sessions: 1,
           throttles: 1,
+          logoutDeliveries: 0,
         });
 
         expect(await store.codes.find(oldCode.codeHash)).toBeUndefined();
@@ -1049,6 +1067,7 @@ describe.each(DATABASES)('Store on %s', (database) => {
           refreshTokens: 0,
           sessions: 0,
           throttles: 0,
+          logoutDeliveries: 0,
         });
       });
     });

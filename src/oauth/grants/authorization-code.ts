@@ -94,7 +94,13 @@ export async function exchangeAuthorizationCode(
   // A user disabled since signing in gets no tokens (SPEC §1).
   if (!user || user.disabled) throw new InvalidGrant('the user who granted this code is disabled');
 
-  const grant: TokenGrant = { clientId: client.clientId, uin: code.uin, scope: code.scope, codeHash };
+  const grant: TokenGrant = {
+    clientId: client.clientId,
+    uin: code.uin,
+    scope: code.scope,
+    codeHash,
+    sid: code.sid,
+  };
   // SPEC §6 / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
   const withRefreshToken =
     !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
@@ -119,5 +125,6 @@ export async function exchangeAuthorizationCode(
     authTime: code.authTime,
     nonce: code.nonce,
     issuedAt: now,
+    sid: code.sid,
   };
 }

@@ -2,10 +2,12 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { consentRoutes } from './consents.js';
 import { loginRoutes } from './login.js';
 import { passwordRoutes } from './password.js';
+import { sessionRoutes } from './sessions.js';
 
 /** The signed-in user's own calls (SPEC §2, §7): sign-in, who am I, password, authorized apps. */
 export const accountRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(loginRoutes, { ctx });
   await app.register(passwordRoutes, { ctx });
   await app.register(consentRoutes, { ctx });
+  await app.register(sessionRoutes, { ctx });
 };

@@ -17,7 +17,7 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
     '/v1/account/password',
     { schema: { body: ChangePasswordBody }, config: { csrf: true } },
     async (request) => {
-      const { user } = await requireSignedIn(ctx, request);
+      const { user, session } = await requireSignedIn(ctx, request);
       const problem = passwordProblem(request.body.new_password);
       if (problem) throw badRequest(`new_password: ${problem}`);
       // The current password is a password guess like any other: throttled the same way.
@@ -29,6 +29,8 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
       }
       await ctx.loginThrottle.succeeded(attempt);
       await ctx.users.setPassword(user.uin, request.body.new_password);
+      // docs/security.md: a password change ends the user's other sessions (and signs their apps out).
+      await ctx.sessions.endAll(user.uin, session.idHash);
       return ok({});
     },
   );

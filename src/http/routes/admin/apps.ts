@@ -1,7 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { appView } from '../../../domain/apps.js';
 import { isSingleEmoji } from '../../../domain/emoji.js';
-import { redirectUrisProblem } from '../../../domain/redirect-uris.js';
+import {
+  backchannelLogoutUriProblem,
+  postLogoutRedirectUrisProblem,
+  redirectUrisProblem,
+} from '../../../domain/redirect-uris.js';
+import type { AppView } from '../../../shared/views.js';
 import type { AppRecord } from '../../../storage/store.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -30,16 +35,37 @@ function checkedRedirectUris(uris: readonly string[]): string[] {
   return [...uris];
 }
 
+function checkedPostLogoutRedirectUris(uris: readonly string[]): string[] {
+  const problem = postLogoutRedirectUrisProblem(uris);
+  if (problem) throw badRequest(problem);
+  return [...uris];
+}
+
+/** An empty string or null removes it. */
+function checkedBackchannelLogoutUri(uri: string | null): string | null {
+  if (uri === null || uri === '') return null;
+  const problem = backchannelLogoutUriProblem(uri);
+  if (problem) throw badRequest(problem);
+  return uri;
+}
+
 /** Newest first; apps created in the same millisecond keep the store's order. */
 function newestFirst(apps: readonly AppRecord[]): AppRecord[] {
   return [...apps].sort((a, b) => b.createdAt - a.createdAt);
 }
+
+/** docs/interface.md#sessions-and-sign-out: where the app's users go after signing out, and its back channel. */
+const LOGOUT_FIELDS = {
+  post_logout_redirect_uris: Type.Optional(Type.Array(Type.String())),
+  backchannel_logout_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+};
 
 const NewAppBody = Type.Object(
   {
     name: Type.String(),
     emoji: Type.String(),
     redirect_uris: Type.Array(Type.String()),
+    ...LOGOUT_FIELDS,
   },
   { additionalProperties: false },
 );
@@ -51,6 +77,7 @@ const AppChangesBody = Type.Object(
     redirect_uris: Type.Optional(Type.Array(Type.String())),
     disabled: Type.Optional(Type.Boolean()),
     allow_refresh_tokens: Type.Optional(Type.Boolean()),
+    ...LOGOUT_FIELDS,
   },
   { additionalProperties: false },
 );
@@ -63,24 +90,32 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     return found;
   }
 
+  /** The admin's view: the app, with its back-channel logouts still queued. */
+  async function adminAppView(found: AppRecord, pending?: Map<string, number>): Promise<AppView> {
+    const queued = pending ?? (await ctx.store.logouts.pendingByApp());
+    return { ...appView(found), backchannel_logout_pending: queued.get(found.clientId) ?? 0 };
+  }
+
   app.get('/v1/admin/apps', async () => {
-    const apps = await ctx.store.apps.list();
-    return ok({ apps: newestFirst(apps).map(appView) });
+    const [apps, pending] = await Promise.all([ctx.store.apps.list(), ctx.store.logouts.pendingByApp()]);
+    return ok({ apps: await Promise.all(newestFirst(apps).map((a) => adminAppView(a, pending))) });
   });
 
   app.post('/v1/admin/apps', { schema: { body: NewAppBody }, config: { csrf: true } }, async (request) => {
-    const { name, emoji, redirect_uris } = request.body;
+    const { name, emoji, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri } = request.body;
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
       redirectUris: checkedRedirectUris(redirect_uris),
+      postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
+      backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
     });
     // SPEC §1: the secret is shown in full this once; only its hash is stored.
-    return ok({ app: appView(created.app), client_secret: created.clientSecret });
+    return ok({ app: await adminAppView(created.app), client_secret: created.clientSecret });
   });
 
   app.get('/v1/admin/apps/:client_id', { schema: { params: ClientIdParams } }, async (request) => {
-    return ok({ app: appView(await findApp(request.params.client_id)) });
+    return ok({ app: await adminAppView(await findApp(request.params.client_id)) });
   });
 
   app.patch(
@@ -95,13 +130,22 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
         ...(body.redirect_uris !== undefined && { redirectUris: checkedRedirectUris(body.redirect_uris) }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
+        ...(body.post_logout_redirect_uris !== undefined && {
+          postLogoutRedirectUris: checkedPostLogoutRedirectUris(body.post_logout_redirect_uris),
+        }),
+        ...(body.backchannel_logout_uri !== undefined && {
+          backchannelLogoutUri: checkedBackchannelLogoutUri(body.backchannel_logout_uri),
+        }),
       };
       if (Object.keys(changes).length === 0) {
-        throw badRequest('send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens');
+        throw badRequest(
+          'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, ' +
+            'post_logout_redirect_uris, backchannel_logout_uri',
+        );
       }
       if (!(await ctx.store.apps.update(clientId, changes)))
         throw notFound(`no app with client_id ${clientId}`);
-      return ok({ app: appView(await findApp(clientId)) });
+      return ok({ app: await adminAppView(await findApp(clientId)) });
     },
   );
 

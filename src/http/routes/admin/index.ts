@@ -2,6 +2,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { adminAppRoutes } from './apps.js';
 import { requireAdmin } from './require-admin.js';
 import { adminUserImportRoutes } from './user-import.js';
+import { adminUserSignOutRoutes } from './user-sign-out.js';
 import { adminUserRoutes } from './users.js';
 
 /** The admin JSON API (SPEC §7, README "Admin API"). */
@@ -16,4 +17,5 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(adminAppRoutes, { ctx });
   await app.register(adminUserRoutes, { ctx });
   await app.register(adminUserImportRoutes, { ctx });
+  await app.register(adminUserSignOutRoutes, { ctx });
 };

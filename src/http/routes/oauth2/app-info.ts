@@ -29,7 +29,8 @@ function requestedScope(scope: string | undefined): string | null {
  * What the consent page shows (docs/interface.md#browser-session-api). The same first check as the
  * authorization request: an unknown or disabled client, or an unregistered redirect URI, is 400 code 3 (no
  * redirect, RFC 6749 §4.1.2.1). Works without a session; `consented` is true only for a signed-in user who
- * already authorized the app.
+ * already authorized the app, and
+ * `shared_computer` tells the page to ask anyway (docs/interface.md#sessions-and-sign-out).
  */
 export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/oauth2/app-info', { schema: { querystring: AppInfoQuery } }, async (request) => {
@@ -43,6 +44,7 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
       name: client.name,
       emoji: client.emoji,
       consented,
+      shared_computer: signedIn?.session.shared === true,
     };
     return ok(info);
   });

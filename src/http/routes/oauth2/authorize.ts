@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { decideAuthorization } from '../../../oauth/authorization/authorize.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
+import { forbidden } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { requireSignedIn } from '../../session-cookie.js';
@@ -20,6 +21,8 @@ const AuthorizeBody = Type.Object(
     code_challenge: Type.Optional(Type.String()),
     code_challenge_method: Type.Optional(Type.String()),
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+    // Set by the page when it answers for the user from a remembered consent, without a click.
+    remembered: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
 );
@@ -41,7 +44,12 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { body: AuthorizeBody }, config: { csrf: true } },
     async (request, reply) => {
       const { session } = await requireSignedIn(ctx, request);
-      const { decision, ...params } = request.body;
+      const { decision, remembered, ...params } = request.body;
+      // docs/interface.md#sessions-and-sign-out: on a shared computer the user confirms each app; a remembered
+      // consent is never used silently.
+      if (remembered === true && decision === 'allow' && session.shared) {
+        throw forbidden('on a shared computer, confirm this app first');
+      }
       const redirectTo = await decideAuthorization(ctx, session, params, decision);
       // The URL carries a fresh code: never cache it (RFC 6749 §10.5 keeps codes confidential).
       reply.headers(NO_STORE_HEADERS);
