@@ -30,7 +30,7 @@ export interface DeliverySchedule {
 
 export const DEFAULT_SCHEDULE: DeliverySchedule = {
   pollIntervalMs: 5_000,
-  leaseMs: 60_000,
+  leaseMs: 30_000,
   timeoutMs: 5_000,
   firstRetryMs: 2_000,
   maxRetryMs: 3_600_000,
