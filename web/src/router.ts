@@ -10,6 +10,7 @@ export const router = createRouter({
     { path: '/auth', name: 'auth', component: AuthPage },
     { path: '/account', name: 'account', component: () => import('./pages/AccountPage.vue') },
     { path: '/admin', name: 'admin', component: () => import('./pages/AdminPage.vue') },
+    { path: '/logout', name: 'logout', component: () => import('./pages/LogoutPage.vue') },
     { path: '/:pathMatch(.*)*', redirect: '/' },
   ],
 });
