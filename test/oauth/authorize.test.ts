@@ -80,7 +80,13 @@ describe.each(DATABASES)('authorization on %s', (database) => {
         status: 200,
         code: 0,
         msg: 'ok',
-        data: { client_id: client.clientId, name: 'Library', emoji: '📚', consented: false },
+        data: {
+          client_id: client.clientId,
+          name: 'Library',
+          emoji: '📚',
+          consented: false,
+          shared_computer: false,
+        },
       });
     });
 

@@ -306,7 +306,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
       expect(await golden(response)).toEqual({
         status: 200,
         headers: { 'content-type': JSON_TYPE },
-        body: `{"code":0,"msg":"ok","data":{"client_id":"${client.clientId}","name":"Library","emoji":"📚","consented":false}}`,
+        body: `{"code":0,"msg":"ok","data":{"client_id":"${client.clientId}","name":"Library","emoji":"📚","consented":false,"shared_computer":false}}`,
       });
     });
 
@@ -423,6 +423,9 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
         jwks_uri: `${server.baseUrl}/.well-known/jwks.json`,
         revocation_endpoint: `${server.baseUrl}/v1/oauth2/revoke`,
         introspection_endpoint: `${server.baseUrl}/v1/oauth2/introspect`,
+        end_session_endpoint: `${server.baseUrl}/v1/oauth2/logout`,
+        backchannel_logout_supported: true,
+        backchannel_logout_session_supported: true,
         scopes_supported: ['openid', 'profile', 'offline_access'],
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
@@ -445,6 +448,7 @@ describe.each(DATABASES)('golden answers on %s', (database) => {
           'uin',
           'user_group',
           'created_at',
+          'sid',
         ],
         authorization_response_iss_parameter_supported: false,
       });
