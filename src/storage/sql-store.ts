@@ -77,7 +77,8 @@ export class SqlStore implements Store {
    * every schema, which fails (3F000) if another schema is dropped meanwhile.
    */
   private isPassingMigrationConflict(error: unknown): boolean {
-    if (this.kind === 'sqlite') return /already exists|database is locked|SQLITE_BUSY/i.test(String(error));
+    if (this.kind === 'sqlite')
+      return /already exists|duplicate column|database is locked|SQLITE_BUSY/i.test(String(error));
     return (error as { code?: string }).code === '3F000';
   }
 

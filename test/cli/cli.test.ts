@@ -231,7 +231,7 @@ describe('campus-sso migrate', () => {
   it('prints the migrations it applied, then applies nothing the second time', async () => {
     const first = await cli(['migrate']);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-initial'] });
+    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-initial', '0003-sessions-logout'] });
     const second = await cli(['migrate']);
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ applied: [] });
@@ -241,7 +241,7 @@ describe('campus-sso migrate', () => {
     const results = await Promise.all(Array.from({ length: 4 }, () => cli(['migrate'])));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     const applied = results.flatMap((result) => (JSON.parse(result.stdout) as { applied: string[] }).applied);
-    expect(applied).toEqual(['0001-initial']);
+    expect(applied.sort()).toEqual(['0001-initial', '0003-sessions-logout']);
   });
 });
 
