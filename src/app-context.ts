@@ -11,6 +11,7 @@ import { TotpService } from './domain/totp.js';
 import { ResetCodeService } from './domain/reset-codes.js';
 import { SessionService } from './domain/sessions.js';
 import { UserService } from './domain/users.js';
+import { LogoutDeliveryWorker } from './oauth/logout-delivery.js';
 import type { Store } from './storage/store.js';
 
 /** Everything a route needs, built once at start-up and handed to every plugin. */
@@ -30,6 +31,8 @@ export interface AppContext {
   readonly totp: TotpService;
   readonly passkeys: PasskeyService;
   readonly pendingSignIns: PendingSignInService;
+  /** Sends back-channel logouts (docs/interface.md#sessions-and-sign-out); started by the HTTP server. */
+  readonly logoutDeliveries: LogoutDeliveryWorker;
 }
 
 /** Calls `load` once, on first use; a failure is not remembered, so the next call tries again. */
@@ -44,13 +47,16 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 
 export function createAppContext(config: Config, store: Store, clock: Clock): AppContext {
   const secretBox = once(() => loadSecretBox(config.secretKey));
-  return {
+  const ctx: AppContext = {
     config,
     store,
     clock,
     users: new UserService(store, clock),
     apps: new AppService(store, clock),
-    sessions: new SessionService(store, clock, config.sessionTtl),
+    sessions: new SessionService(store, clock, {
+      absolute: config.sessionTtl,
+      idle: config.sessionIdleTtl,
+    }),
     loginThrottle: new LoginThrottle(store, clock),
     secretBox,
     secondFactors: new SecondFactorService(store, clock, config.mfaRequiredGroups),
@@ -59,5 +65,7 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     pendingSignIns: new PendingSignInService(store, clock),
     audit: new AuditLog(store, clock),
     resetCodes: new ResetCodeService(store, clock),
+    logoutDeliveries: new LogoutDeliveryWorker(() => ctx),
   };
+  return ctx;
 }

@@ -63,6 +63,8 @@ export interface Config {
   readonly accessTokenTtl: number;
   readonly refreshTokenTtl: number;
   readonly sessionTtl: number;
+  /** Seconds without a request after which a session ends (docs/interface.md#sessions-and-sign-out). */
+  readonly sessionIdleTtl: number;
   readonly authorizationCodeTtl: number;
   readonly logLevel: LogLevel;
   /**
@@ -300,6 +302,7 @@ export function loadConfig(env: Env): Config {
     accessTokenTtl: readInteger(env, 'ACCESS_TOKEN_TTL', 7200, 60, 31_536_000),
     refreshTokenTtl: readInteger(env, 'REFRESH_TOKEN_TTL', 30 * 24 * 3600, 60, 31_536_000),
     sessionTtl: readInteger(env, 'SESSION_TTL', 7 * 24 * 3600, 60, 31_536_000),
+    sessionIdleTtl: readInteger(env, 'SESSION_IDLE_TTL', 8 * 3600, 60, 31_536_000),
     authorizationCodeTtl: 600,
     logLevel: readLogLevel(env),
     trustProxy: readTrustProxy(env),

@@ -14,17 +14,32 @@ export function appView(app: AppRecord): AppView {
     disabled: app.disabled,
     allow_refresh_tokens: app.allowRefreshTokens,
     allowed_groups: app.allowedGroups,
+    post_logout_redirect_uris: app.postLogoutRedirectUris,
+    backchannel_logout_uri: app.backchannelLogoutUri,
+    backchannel_logout_last_attempt: app.backchannelLogoutLast && {
+      at: new Date(app.backchannelLogoutLast.at).toISOString(),
+      result: app.backchannelLogoutLast.result,
+    },
   };
 }
 
 /** What an admin may change about an app (`PATCH /v1/admin/apps/:client_id`). */
 export type AppChanges = Parameters<AppRepository['update']>[1];
 
+/** What a new app starts without: no logout URIs, no back-channel delivery yet. */
+export const NO_LOGOUT_URIS = {
+  postLogoutRedirectUris: [],
+  backchannelLogoutUri: null,
+  backchannelLogoutLast: null,
+} as const satisfies Partial<AppRecord>;
+
 export interface NewApp {
   readonly name: string;
   readonly emoji: string;
   readonly redirectUris: readonly string[];
   readonly allowedGroups?: readonly string[];
+  readonly postLogoutRedirectUris?: readonly string[] | undefined;
+  readonly backchannelLogoutUri?: string | null | undefined;
 }
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
@@ -52,6 +67,9 @@ export class AppService {
         disabled: false,
         allowRefreshTokens: true,
         allowedGroups: [...(input.allowedGroups ?? [])],
+        ...NO_LOGOUT_URIS,
+        postLogoutRedirectUris: [...(input.postLogoutRedirectUris ?? [])],
+        backchannelLogoutUri: input.backchannelLogoutUri ?? null,
       };
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };

@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import type { Store, UserGroup } from '../storage/store.js';
 import { USER_GROUPS } from '../storage/store.js';
 import { sha256Hex } from './crypto.js';
+import { NO_LOGOUT_URIS } from './apps.js';
 import { isSingleEmoji } from './emoji.js';
 import { isArgon2idHash } from './passwords.js';
 import { redirectUriProblem } from './redirect-uris.js';
@@ -314,6 +315,7 @@ async function importRows(store: Store, clock: Clock, rows: CampuxRows): Promise
         disabled: false,
         allowRefreshTokens: true,
         allowedGroups: [],
+        ...NO_LOGOUT_URIS,
       });
       if (inserted) report.apps.created++;
       else report.apps.existing++;

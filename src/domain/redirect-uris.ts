@@ -44,6 +44,27 @@ export function redirectUrisProblem(uris: readonly string[]): string | undefined
 }
 
 /**
+ * Validates post-logout redirect URIs (OpenID Connect RP-Initiated Logout 1.0 §3): the redirect URI rules,
+ * but none at all is fine.
+ */
+export function postLogoutRedirectUrisProblem(uris: readonly string[]): string | undefined {
+  if (uris.length > MAX_REDIRECT_URIS)
+    return `at most ${MAX_REDIRECT_URIS} post-logout redirect URIs are allowed`;
+  if (new Set(uris).size !== uris.length) return 'post-logout redirect URIs must not repeat';
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) return `post-logout redirect URI "${uri}" ${problem}`;
+  }
+  return undefined;
+}
+
+/** OpenID Connect Back-Channel Logout 1.0 §2.2: an absolute https URI (http for loopback), no fragment. */
+export function backchannelLogoutUriProblem(uri: string): string | undefined {
+  const problem = redirectUriProblem(uri);
+  return problem && `backchannel_logout_uri "${uri}" ${problem}`;
+}
+
+/**
  * Appends parameters to a registered redirect URI, keeping any query it already has
  * (RFC 6749 §3.1.2: the query component must be retained when adding parameters).
  */

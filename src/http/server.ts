@@ -117,6 +117,10 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     throw notFound(`no such endpoint: ${request.method} ${path}`);
   });
 
+  // Back-channel logouts are sent by every instance while it serves (docs/interface.md#sessions-and-sign-out).
+  app.addHook('onReady', async () => ctx.logoutDeliveries.start(app.log));
+  app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
+
   await app.register(healthRoutes, { ctx, registry });
   await app.register(accountRoutes, { ctx });
   await app.register(adminRoutes, { ctx });

@@ -34,19 +34,25 @@ export function readSessionCookies(ctx: AppContext, request: FastifyRequest): st
   return values;
 }
 
-function cookieAttributes(ctx: AppContext, maxAgeSeconds: number): string {
+/** `maxAgeSeconds` undefined: a browser-session cookie, gone when the browser closes. */
+function cookieAttributes(ctx: AppContext, maxAgeSeconds: number | undefined): string {
   const secure = ctx.config.secureCookies ? '; Secure' : '';
-  return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+  const maxAge = maxAgeSeconds === undefined ? '' : `; Max-Age=${maxAgeSeconds}`;
+  return `Path=/; HttpOnly; SameSite=Lax${maxAge}${secure}`;
 }
 
-/** `maxAgeSeconds`: the session's lifetime, or a pending sign-in's (docs/interface.md#second-factor). */
+/**
+ * `maxAgeSeconds`: the session's lifetime, or a pending sign-in's (docs/interface.md#second-factor); null:
+ * none, for a shared-computer session, whose cookie ends with the browser (docs/interface.md#sessions-and-sign-out).
+ */
 export function setSessionCookie(
   ctx: AppContext,
   reply: FastifyReply,
   id: string,
-  maxAgeSeconds = ctx.config.sessionTtl,
+  maxAgeSeconds: number | null = ctx.config.sessionTtl,
 ): void {
-  reply.header('set-cookie', `${sessionCookieName(ctx)}=${id}; ${cookieAttributes(ctx, maxAgeSeconds)}`);
+  const maxAge = maxAgeSeconds === null ? undefined : maxAgeSeconds;
+  reply.header('set-cookie', `${sessionCookieName(ctx)}=${id}; ${cookieAttributes(ctx, maxAge)}`);
 }
 
 export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {

@@ -24,6 +24,8 @@ export interface IdTokenInput {
   readonly issuedAt: number;
   /** The granted scope, which decides the profile claims. */
   readonly scope?: string | null;
+  /** The browser session (OpenID Connect Back-Channel Logout 1.0 §2.1 `sid`), when known. */
+  readonly sid?: string | null;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
   if (input.nonce !== null) claims.nonce = input.nonce;
   // OIDC Core §2 amr (RFC 8176 values): how the user signed in (docs/interface.md#second-factor).
   if (input.amr !== null && input.amr.length > 0) claims.amr = [...input.amr];
+  if (input.sid) claims.sid = input.sid;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setIssuer(ctx.config.issuer)

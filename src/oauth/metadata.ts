@@ -19,6 +19,10 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     jwks_uri: `${base}/.well-known/jwks.json`,
     revocation_endpoint: `${base}/v1/oauth2/revoke`,
     introspection_endpoint: `${base}/v1/oauth2/introspect`,
+    // OpenID Connect RP-Initiated Logout 1.0 §2.1 and Back-Channel Logout 1.0 §2.1.
+    end_session_endpoint: `${base}/v1/oauth2/logout`,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -47,6 +51,7 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
       'email',
       'email_verified',
       'groups',
+      'sid',
     ],
     // OIDC Core §3.1.2.1: prompt none, login, consent (and select_account); max_age.
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

@@ -18,6 +18,8 @@ export interface TokenGrant {
   readonly codeHash: string | null;
   /** How the user signed in (RFC 8176), kept with refresh tokens for the id_tokens of later refreshes. */
   readonly amr: readonly string[] | null;
+  /** The browser session the grant started in (the id_token's `sid`). */
+  readonly sid: string | null;
 }
 
 export interface Minted<T> {
@@ -73,6 +75,7 @@ export function mintRefreshToken(
       rotatedAt: null,
       revoked: false,
       amr: grant.amr,
+      sid: grant.sid,
     },
   };
 }
@@ -96,6 +99,8 @@ export interface IssuedTokens {
   readonly amr: readonly string[] | null;
   readonly nonce: string | null;
   readonly issuedAt: number;
+  /** The browser session the grant started in, if known. */
+  readonly sid: string | null;
 }
 
 /** RFC 6749 §5.1 (and OIDC Core §3.1.3.3) successful token response. */
@@ -122,7 +127,12 @@ export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Prom
   if (issued.scope !== null) response.scope = issued.scope;
   // OIDC Core §3.1.3.3: an `openid` request gets an id_token beside the access token.
   if (hasScope(issued.scope, 'openid')) {
+    // Back-Channel Logout 1.0 §2.1: the app is told when this session ends.
+    if (issued.sid !== null) {
+      await ctx.store.logouts.recordIdToken(issued.sid, issued.clientId, issued.user.uin, issued.issuedAt);
+    }
     response.id_token = await signIdToken(ctx, {
+      sid: issued.sid,
       user: issued.user,
       clientId: issued.clientId,
       authTime: issued.authTime,

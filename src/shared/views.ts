@@ -52,6 +52,28 @@ export interface AppView {
   readonly allow_refresh_tokens: boolean;
   /** Only members of these groups may use the app; empty: everyone. */
   readonly allowed_groups: readonly string[];
+  /** OpenID Connect RP-Initiated Logout 1.0 §3 (docs/interface.md#sessions-and-sign-out). */
+  readonly post_logout_redirect_uris: readonly string[];
+  /** OpenID Connect Back-Channel Logout 1.0 §2.2, or null. */
+  readonly backchannel_logout_uri: string | null;
+  /** The last back-channel logout delivery attempt to this app, or null when none was made yet. */
+  readonly backchannel_logout_last_attempt: { readonly at: string; readonly result: string } | null;
+  /** Back-channel logouts queued for this app and not yet delivered (admin answers only). */
+  readonly backchannel_logout_pending?: number;
+}
+
+/** A browser session of the signed-in user (`GET /v1/account/sessions`). */
+export interface SessionView {
+  /** The public session id (the id_token's `sid`), never the cookie. */
+  readonly id: string;
+  readonly created_at: string;
+  readonly last_seen_at: string;
+  readonly ip: string | null;
+  readonly user_agent: string | null;
+  /** Signed in with "This is a shared computer". */
+  readonly shared: boolean;
+  /** The session of this browser. */
+  readonly current: boolean;
 }
 
 /** What the consent page shows about the app asking (`GET /v1/oauth2/app-info`). */
@@ -65,6 +87,11 @@ export interface AppInfoView {
   readonly stays_signed_in_days?: number;
   /** Present, and false, only when the signed-in user is in none of the app's allowed groups. */
   readonly allowed?: false;
+  /**
+   * The session is on a shared computer: a remembered consent is not used silently, the user confirms
+   * each app (docs/interface.md#sessions-and-sign-out).
+   */
+  readonly shared_computer: boolean;
 }
 
 /** An app the signed-in user authorized (`GET /v1/account/consents`). */

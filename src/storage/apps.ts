@@ -24,6 +24,12 @@ export function toApp(row: AppRow): AppRecord {
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
     allowedGroups: parseGroups(row.allowed_groups),
+    postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris) as string[],
+    backchannelLogoutUri: row.backchannel_logout_uri,
+    backchannelLogoutLast:
+      row.backchannel_logout_last_at === null || row.backchannel_logout_last_result === null
+        ? null
+        : { at: Number(row.backchannel_logout_last_at), result: row.backchannel_logout_last_result },
   };
 }
 
@@ -38,6 +44,10 @@ function appRow(app: AppRecord): AppRow {
     disabled: bit(app.disabled),
     allow_refresh_tokens: bit(app.allowRefreshTokens),
     allowed_groups: JSON.stringify(app.allowedGroups),
+    post_logout_redirect_uris: JSON.stringify(app.postLogoutRedirectUris),
+    backchannel_logout_uri: app.backchannelLogoutUri,
+    backchannel_logout_last_at: app.backchannelLogoutLast?.at ?? null,
+    backchannel_logout_last_result: app.backchannelLogoutLast?.result ?? null,
   };
 }
 
@@ -60,12 +70,7 @@ const findApp: HotPath<FindApp> = {
   },
 };
 
-type AppChanges = Partial<
-  Pick<
-    AppRecord,
-    'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
-  >
->;
+type AppChanges = Parameters<AppRepository['update']>[1];
 
 export class Apps extends Repository implements AppRepository {
   /** By findApp's statement for this database. */
@@ -89,6 +94,10 @@ export class Apps extends Repository implements AppRepository {
     if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
     if (changes.allowRefreshTokens !== undefined) set.allow_refresh_tokens = bit(changes.allowRefreshTokens);
     if (changes.allowedGroups !== undefined) set.allowed_groups = JSON.stringify(changes.allowedGroups);
+    if (changes.postLogoutRedirectUris !== undefined) {
+      set.post_logout_redirect_uris = JSON.stringify(changes.postLogoutRedirectUris);
+    }
+    if (changes.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = changes.backchannelLogoutUri;
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
     const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
@@ -97,7 +106,15 @@ export class Apps extends Repository implements AppRepository {
 
   /** Deletes the app with everything issued to it, in one transaction. */
   async delete(clientId: string): Promise<boolean> {
-    const tables = ['authorization_codes', 'access_tokens', 'refresh_tokens', 'consents', 'apps'] as const;
+    const tables = [
+      'authorization_codes',
+      'access_tokens',
+      'refresh_tokens',
+      'consents',
+      'session_apps',
+      'logout_deliveries',
+      'apps',
+    ] as const;
     const changes = await writeDurably(
       this.connection,
       tables.map((table) => this.db.deleteFrom(table).where('client_id', '=', clientId).compile()),

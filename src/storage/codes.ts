@@ -39,6 +39,7 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
     expiresAt: Number(row.expires_at),
     usedAt: row.used_at === null ? null : Number(row.used_at),
     amr: splitAmr(row.amr),
+    sid: row.sid,
   };
 }
 
@@ -144,6 +145,7 @@ export class Codes extends Repository implements CodeRepository {
         expires_at: code.expiresAt,
         used_at: code.usedAt,
         amr: joinAmr(code.amr),
+        sid: code.sid,
       })
       .execute();
   }

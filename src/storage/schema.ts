@@ -30,6 +30,11 @@ export interface AppsTable {
   allow_refresh_tokens: number;
   /** JSON array of group tags; empty: everyone may use the app. */
   allowed_groups: string;
+  /** JSON array of strings (OpenID Connect RP-Initiated Logout 1.0 §3). */
+  post_logout_redirect_uris: string;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_last_at: number | null;
+  backchannel_logout_last_result: string | null;
 }
 
 export interface SessionsTable {
@@ -39,6 +44,12 @@ export interface SessionsTable {
   expires_at: number;
   /** RFC 8176 authentication methods, space-separated (e.g. `pwd otp mfa`). */
   amr: string;
+  sid: string;
+  last_seen_at: number;
+  idle_expires_at: number;
+  ip: string | null;
+  user_agent: string | null;
+  shared: number;
 }
 
 export interface AuthorizationCodesTable {
@@ -55,6 +66,7 @@ export interface AuthorizationCodesTable {
   expires_at: number;
   used_at: number | null;
   amr: string | null;
+  sid: string | null;
 }
 
 export interface AccessTokensTable {
@@ -82,6 +94,7 @@ export interface RefreshTokensTable {
   rotated_at: number | null;
   revoked: number;
   amr: string | null;
+  sid: string | null;
 }
 
 export interface ConsentsTable {
@@ -171,6 +184,31 @@ export interface AuditEventsTable {
   detail: string | null;
 }
 
+/** Which apps received an id_token in which session (Back-Channel Logout 1.0 §2.1). */
+export interface SessionAppsTable {
+  sid: string;
+  client_id: string;
+  uin: number;
+  created_at: number;
+}
+
+export type LogoutDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A logout_token to send (Back-Channel Logout 1.0 §2.5), retried until it is answered 2xx or too old. */
+export interface LogoutDeliveriesTable {
+  sid: string;
+  client_id: string;
+  uin: number;
+  status: LogoutDeliveryStatus;
+  attempts: number;
+  next_attempt_at: number;
+  /** An instance that claimed the row owns it until then (a crashed one's claim runs out). */
+  lease_until: number;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  last_result: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -188,4 +226,6 @@ export interface Database {
   pending_sign_ins: PendingSignInsTable;
   reset_codes: ResetCodesTable;
   audit_events: AuditEventsTable;
+  session_apps: SessionAppsTable;
+  logout_deliveries: LogoutDeliveriesTable;
 }

@@ -1,5 +1,12 @@
-/** The sessions table: its queries (docs/architecture.md#storage). */
-import { Repository } from './connection.js';
+/**
+ * The sessions table: its queries (docs/architecture.md#storage). Every way of ending sessions goes through
+ * `end`, which queues their back-channel logouts in the same transaction (logouts.ts).
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { Repository, bit } from './connection.js';
+import type { Connection } from './connection.js';
+import { type LogoutSignal, queueLogouts } from './logouts.js';
+import type { Database } from './schema.js';
 import type { SessionRecord, SessionRepository } from './store.js';
 
 /** `amr` is stored space-separated (RFC 8176 values contain no spaces); null stays null. */
@@ -11,47 +18,127 @@ export function joinAmr(amr: readonly string[] | null): string | null {
   return amr === null ? null : amr.join(' ');
 }
 
-/** A row selected as a SessionRecord. */
-const SESSION = [
-  'id_hash as idHash',
-  'uin',
-  'created_at as createdAt',
-  'expires_at as expiresAt',
-  'amr',
-] as const;
+type SessionRow = Selectable<Database['sessions']>;
+
+function toSession(row: SessionRow): SessionRecord {
+  return {
+    idHash: row.id_hash,
+    sid: row.sid,
+    uin: Number(row.uin),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    lastSeenAt: Number(row.last_seen_at),
+    idleExpiresAt: Number(row.idle_expires_at),
+    ip: row.ip,
+    userAgent: row.user_agent,
+    shared: row.shared === 1,
+    amr: splitAmr(row.amr) ?? [],
+  };
+}
+
+/** Which sessions a delete ends. */
+type Selection = { idHash: string } | { uin: number; sid: string } | { uin: number; keepIdHash?: string };
 
 export class Sessions extends Repository implements SessionRepository {
+  constructor(
+    connection: Connection,
+    private readonly queued: LogoutSignal,
+  ) {
+    super(connection);
+  }
+
   async insert(session: SessionRecord): Promise<void> {
-    const { idHash, uin, createdAt, expiresAt, amr } = session;
     await this.db
       .insertInto('sessions')
-      .values({ id_hash: idHash, uin, created_at: createdAt, expires_at: expiresAt, amr: amr.join(' ') })
+      .values({
+        id_hash: session.idHash,
+        sid: session.sid,
+        uin: session.uin,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+        last_seen_at: session.lastSeenAt,
+        idle_expires_at: session.idleExpiresAt,
+        ip: session.ip,
+        user_agent: session.userAgent,
+        shared: bit(session.shared),
+        amr: session.amr.join(' '),
+      })
       .execute();
   }
 
   async findActive(idHash: string, now: number): Promise<SessionRecord | undefined> {
     const row = await this.db
       .selectFrom('sessions')
-      .select(SESSION)
+      .selectAll()
       .where('id_hash', '=', idHash)
       .where('expires_at', '>', now)
+      .where('idle_expires_at', '>', now)
       .executeTakeFirst();
-    return row && { ...row, amr: splitAmr(row.amr) ?? [] };
+    return row && toSession(row);
   }
 
-  async delete(idHash: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+  async touch(idHash: string, now: number, idleExpiresAt: number): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ last_seen_at: now, idle_expires_at: idleExpiresAt })
+      .where('id_hash', '=', idHash)
+      .execute();
   }
 
-  async deleteForUser(uin: number, keepIdHash?: string): Promise<void> {
-    let query = this.db.deleteFrom('sessions').where('uin', '=', uin);
-    if (keepIdHash !== undefined) query = query.where('id_hash', '!=', keepIdHash);
-    await query.execute();
+  async listForUser(uin: number, now: number): Promise<SessionRecord[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('uin', '=', uin)
+      .where('expires_at', '>', now)
+      .where('idle_expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map(toSession);
   }
 
-  /** Deletes the sessions expired at `now`; answers how many. */
+  async delete(idHash: string): Promise<boolean> {
+    return (await this.end({ idHash })) > 0;
+  }
+
+  async deleteBySid(uin: number, sid: string): Promise<boolean> {
+    return (await this.end({ uin, sid })) > 0;
+  }
+
+  async deleteForUser(uin: number, keepIdHash?: string): Promise<number> {
+    return this.end(keepIdHash === undefined ? { uin } : { uin, keepIdHash });
+  }
+
+  /** Ends the selected sessions and queues their back-channel logouts, in one transaction. */
+  private async end(selection: Selection): Promise<number> {
+    const { ended, queued } = await this.db.transaction().execute(async (trx) => {
+      const sids = await deleteSessions(trx, selection);
+      return { ended: sids.length, queued: await queueLogouts(trx, sids) };
+    });
+    if (queued > 0) this.queued.notify();
+    return ended;
+  }
+
+  /** Deletes the sessions that expired or idled out at `now`; answers how many. */
   async purgeExpired(now: number): Promise<number> {
-    const result = await this.db.deleteFrom('sessions').where('expires_at', '<', now).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('sessions')
+      .where((eb) => eb.or([eb('expires_at', '<', now), eb('idle_expires_at', '<', now)]))
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+/** Deletes the selected sessions; answers their sids. */
+async function deleteSessions(trx: Kysely<Database>, selection: Selection): Promise<string[]> {
+  let query = trx.deleteFrom('sessions');
+  if ('idHash' in selection) {
+    query = query.where('id_hash', '=', selection.idHash);
+  } else {
+    query = query.where('uin', '=', selection.uin);
+    if ('sid' in selection) query = query.where('sid', '=', selection.sid);
+    else if (selection.keepIdHash !== undefined) query = query.where('id_hash', '!=', selection.keepIdHash);
+  }
+  const rows = await query.returning('sid').execute();
+  return rows.map((row) => row.sid);
 }

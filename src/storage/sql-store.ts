@@ -14,6 +14,7 @@ import { PendingSignIns } from './pending-sign-ins.js';
 import { SecondFactors } from './second-factors.js';
 import { Readiness } from './readiness.js';
 import { ResetCodes } from './reset-codes.js';
+import { LogoutSignal, Logouts } from './logouts.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { PurgeReport, Store } from './store.js';
@@ -40,6 +41,7 @@ export class SqlStore implements Store {
   private readonly readiness: Readiness;
   readonly resetCodes: ResetCodes;
   readonly audit: AuditEvents;
+  readonly logouts: Logouts;
 
   constructor(
     private readonly connection: Connection,
@@ -49,7 +51,8 @@ export class SqlStore implements Store {
     this.kind = connection.kind;
     this.users = new Users(connection);
     this.apps = new Apps(connection);
-    this.sessions = new Sessions(connection);
+    const logoutsQueued = new LogoutSignal();
+    this.sessions = new Sessions(connection, logoutsQueued);
     this.codes = new Codes(connection);
     this.tokens = new Tokens(connection);
     this.consents = new Consents(connection);
@@ -61,6 +64,7 @@ export class SqlStore implements Store {
     this.readiness = new Readiness(connection);
     this.resetCodes = new ResetCodes(connection);
     this.audit = new AuditEvents(connection);
+    this.logouts = new Logouts(connection, logoutsQueued);
   }
 
   async migrate(): Promise<string[]> {
@@ -93,7 +97,8 @@ export class SqlStore implements Store {
    * every schema, which fails (3F000) if another schema is dropped meanwhile.
    */
   private isPassingMigrationConflict(error: unknown): boolean {
-    if (this.kind === 'sqlite') return /already exists|database is locked|SQLITE_BUSY/i.test(String(error));
+    if (this.kind === 'sqlite')
+      return /already exists|duplicate column|database is locked|SQLITE_BUSY/i.test(String(error));
     return (error as { code?: string }).code === '3F000';
   }
 
@@ -112,7 +117,17 @@ export class SqlStore implements Store {
     const resetCodes = await this.resetCodes.purgeExpired(now);
     const auditEvents =
       auditRetentionDays === undefined ? 0 : await this.audit.purgeBefore(now - auditRetentionDays * DAY_MS);
-    return { codes, accessTokens, refreshTokens, sessions, throttles, resetCodes, auditEvents };
+    const logoutDeliveries = await this.logouts.purgeExpired(now);
+    return {
+      codes,
+      accessTokens,
+      refreshTokens,
+      sessions,
+      throttles,
+      resetCodes,
+      auditEvents,
+      logoutDeliveries,
+    };
   }
 
   async close(): Promise<void> {

@@ -65,15 +65,39 @@ export interface AppRecord {
   readonly allowRefreshTokens: boolean;
   /** docs/interface.md#people-groups-and-audit: only members of these groups may use the app; empty: everyone. */
   readonly allowedGroups: readonly string[];
+  /** OpenID Connect RP-Initiated Logout 1.0 §3: where the browser may be sent after signing out. */
+  readonly postLogoutRedirectUris: readonly string[];
+  /** OpenID Connect Back-Channel Logout 1.0 §2.2: where logout tokens are posted, if anywhere. */
+  readonly backchannelLogoutUri: string | null;
+  /** The last back-channel delivery attempt to this app, for its admin page. */
+  readonly backchannelLogoutLast: LogoutAttempt | null;
+}
+
+export interface LogoutAttempt {
+  /** Epoch ms. */
+  readonly at: number;
+  /** `delivered`, or why not (`HTTP 503`, `timeout`, `connection refused`, …). */
+  readonly result: string;
 }
 
 export interface SessionRecord {
   readonly idHash: string;
+  /** The public session id (OIDC `sid`; docs/interface.md#sessions-and-sign-out), never the cookie. */
+  readonly sid: string;
   readonly uin: number;
   readonly createdAt: number;
+  /** The absolute end (SESSION_TTL). */
   readonly expiresAt: number;
   /** How the user signed in: RFC 8176 authentication methods (docs/interface.md#second-factor). */
   readonly amr: readonly string[];
+  /** Updated at most once a minute, so that browsing costs no write per request. */
+  readonly lastSeenAt: number;
+  /** The idle end: last seen plus SESSION_IDLE_TTL (15 minutes on a shared computer). */
+  readonly idleExpiresAt: number;
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+  /** Signed in with "This is a shared computer". */
+  readonly shared: boolean;
 }
 
 export type CodeChallengeMethod = 'S256' | 'plain';
@@ -94,6 +118,8 @@ export interface AuthorizationCodeRecord {
   readonly usedAt: number | null;
   /** The session's authentication methods, for the id_token (null: issued before they were recorded). */
   readonly amr: readonly string[] | null;
+  /** The session the code was issued in (the id_token's `sid`). */
+  readonly sid: string | null;
 }
 
 export interface AccessTokenRecord {
@@ -126,6 +152,8 @@ export interface RefreshTokenRecord {
   readonly revoked: boolean;
   /** The authentication methods of the sign-in that started the family (null: not recorded). */
   readonly amr: readonly string[] | null;
+  /** The session the grant started in (the id_token's `sid`). */
+  readonly sid: string | null;
 }
 
 export interface ConsentRecord {
@@ -231,6 +259,7 @@ export interface PurgeReport {
   readonly throttles: number;
   readonly resetCodes: number;
   readonly auditEvents: number;
+  readonly logoutDeliveries: number;
 }
 
 /** A one-time password reset code (docs/interface.md#people-groups-and-audit), stored as its SHA-256 only. */
@@ -315,7 +344,15 @@ export interface AppRepository {
     changes: Partial<
       Pick<
         AppRecord,
-        'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
+        | 'name'
+        | 'emoji'
+        | 'secretHash'
+        | 'redirectUris'
+        | 'disabled'
+        | 'allowRefreshTokens'
+        | 'postLogoutRedirectUris'
+        | 'backchannelLogoutUri'
+        | 'allowedGroups'
       >
     >,
   ): Promise<boolean>;
@@ -324,13 +361,57 @@ export interface AppRepository {
   list(): Promise<AppRecord[]>;
 }
 
+/**
+ * Ending a session (any delete below) queues, in the same transaction, a back-channel logout for every app
+ * that received an id_token in it (docs/interface.md#sessions-and-sign-out), so no way of signing out can
+ * forget one and a crash loses none.
+ */
 export interface SessionRepository {
   insert(session: SessionRecord): Promise<void>;
-  /** The session if it exists and has not expired at `now`. */
+  /** The session if it exists and has neither expired nor idled out at `now`. */
   findActive(idHash: string, now: number): Promise<SessionRecord | undefined>;
-  delete(idHash: string): Promise<void>;
-  /** Ends every session of the user, but `keepIdHash` when given. */
-  deleteForUser(uin: number, keepIdHash?: string): Promise<void>;
+  /** Records activity: the session was seen at `now` and idles out at `idleExpiresAt`. */
+  touch(idHash: string, now: number, idleExpiresAt: number): Promise<void>;
+  /** The user's live sessions, newest first. */
+  listForUser(uin: number, now: number): Promise<SessionRecord[]>;
+  /** Ends one session; answers whether it existed. */
+  delete(idHash: string): Promise<boolean>;
+  /** Ends the user's session with this public id; answers whether it existed. */
+  deleteBySid(uin: number, sid: string): Promise<boolean>;
+  /** Ends every session of the user, but `keepIdHash` when given; answers how many ended. */
+  deleteForUser(uin: number, keepIdHash?: string): Promise<number>;
+}
+
+/** A back-channel logout to send: the ended session's sid, the app, and the user. */
+export interface LogoutDelivery {
+  readonly sid: string;
+  readonly clientId: string;
+  readonly uin: number;
+  readonly attempts: number;
+  readonly firstAttemptAt: number | null;
+}
+
+/** The outcome of one delivery attempt. */
+export type LogoutDeliveryOutcome =
+  | { readonly status: 'delivered'; readonly result: string }
+  | { readonly status: 'failed'; readonly result: string }
+  | { readonly status: 'pending'; readonly result: string; readonly nextAttemptAt: number };
+
+/** OpenID Connect Back-Channel Logout 1.0: which apps hold id_tokens of which session, and what to send. */
+export interface LogoutRepository {
+  /** Records that `clientId` received an id_token in session `sid`. */
+  recordIdToken(sid: string, clientId: string, uin: number, now: number): Promise<void>;
+  /**
+   * Claims up to `limit` deliveries due at `now` for this instance until `leaseUntil`: a row is claimed by one
+   * instance only, and a claim of an instance that died runs out at its lease.
+   */
+  claimDue(now: number, leaseUntil: number, limit: number): Promise<LogoutDelivery[]>;
+  /** Records an attempt's outcome and releases the claim. */
+  finish(delivery: LogoutDelivery, at: number, outcome: LogoutDeliveryOutcome): Promise<void>;
+  /** The number of deliveries not yet made, per app. */
+  pendingByApp(): Promise<Map<string, number>>;
+  /** Calls `listener` whenever a sign-out has queued deliveries (the worker sends them at once). */
+  onQueued(listener: () => void): () => void;
 }
 
 /** A code with the user who granted it (undefined if that user has since been deleted). */
@@ -487,6 +568,7 @@ export interface Store {
   readonly pendingSignIns: PendingSignInRepository;
   readonly resetCodes: ResetCodeRepository;
   readonly audit: AuditRepository;
+  readonly logouts: LogoutRepository;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
   /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */

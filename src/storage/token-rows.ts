@@ -41,6 +41,7 @@ const REFRESH_TOKEN_TYPES = {
   rotated_at: 'bigint',
   revoked: 'integer',
   amr: 'text',
+  sid: 'text',
 } as const satisfies Record<keyof RefreshTokensTable, PgType>;
 
 export interface Column<Name extends string> {
@@ -86,6 +87,7 @@ export function toRefreshToken(row: RefreshTokenRow): RefreshTokenRecord {
     rotatedAt: row.rotated_at === null ? null : Number(row.rotated_at),
     revoked: row.revoked === 1,
     amr: splitAmr(row.amr),
+    sid: row.sid,
   };
 }
 
@@ -117,6 +119,7 @@ export function refreshTokenRow(token: RefreshTokenRecord): RefreshTokenRow {
     rotated_at: token.rotatedAt,
     revoked: bit(token.revoked),
     amr: joinAmr(token.amr),
+    sid: token.sid,
   };
 }
 

@@ -83,7 +83,7 @@ describe('GET /#/account (my account)', () => {
     const { page, context } = await openPage(browser, sso);
     await signInByApi(page, MEMBER);
     await page.goto('/#/account');
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByLabel('UIN', { exact: true }).waitFor();
     expect((await page.request.get('/v1/account/me')).status()).toBe(401);
     await context.close();

@@ -399,6 +399,7 @@ describeOnDatabases('account API', ({ server }) => {
         expiresAt: now + 600_000,
         usedAt: null,
         amr: ['pwd'],
+        sid: null,
       });
       const accessHash = sha256Hex(`access-${uin}-${app.clientId}`);
       const refreshHash = sha256Hex(`refresh-${uin}-${app.clientId}`);
@@ -429,6 +430,7 @@ describeOnDatabases('account API', ({ server }) => {
           rotatedAt: null,
           revoked: false,
           amr: ['pwd'],
+          sid: null,
         },
       );
       expect(redeemed).toBe(true);

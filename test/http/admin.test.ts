@@ -22,6 +22,10 @@ interface AppJson {
   created_at: string;
   disabled: boolean;
   allow_refresh_tokens: boolean;
+  post_logout_redirect_uris: string[];
+  backchannel_logout_uri: string | null;
+  backchannel_logout_last_attempt: { at: string; result: string } | null;
+  backchannel_logout_pending: number;
 }
 
 interface UserJson {
@@ -161,6 +165,10 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         disabled: false,
         allow_refresh_tokens: true,
         allowed_groups: [],
+        post_logout_redirect_uris: [],
+        backchannel_logout_uri: null,
+        backchannel_logout_last_attempt: null,
+        backchannel_logout_pending: 0,
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();
@@ -327,6 +335,9 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         disabled: false,
         allowRefreshTokens: true,
         allowedGroups: [],
+        postLogoutRedirectUris: [],
+        backchannelLogoutUri: null,
+        backchannelLogoutLast: null,
       });
       const response = await admin.call('GET', `/v1/admin/apps/${clientId}`);
       expect(response.status).toBe(200);

@@ -72,7 +72,13 @@ describeOnDatabases('authorization', SUITE, (fixture) => {
         status: 200,
         code: 0,
         msg: 'ok',
-        data: { client_id: client.clientId, name: 'Library', emoji: '📚', consented: false },
+        data: {
+          client_id: client.clientId,
+          name: 'Library',
+          emoji: '📚',
+          consented: false,
+          shared_computer: false,
+        },
       });
     });
 

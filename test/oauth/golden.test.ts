@@ -291,7 +291,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
       expect(await golden(response)).toEqual({
         status: 200,
         headers: { 'content-type': JSON_TYPE },
-        body: `{"code":0,"msg":"ok","data":{"client_id":"${client.clientId}","name":"Library","emoji":"📚","consented":false}}`,
+        body: `{"code":0,"msg":"ok","data":{"client_id":"${client.clientId}","name":"Library","emoji":"📚","consented":false,"shared_computer":false}}`,
       });
     });
 
@@ -408,6 +408,9 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
         jwks_uri: `${server.baseUrl}/.well-known/jwks.json`,
         revocation_endpoint: `${server.baseUrl}/v1/oauth2/revoke`,
         introspection_endpoint: `${server.baseUrl}/v1/oauth2/introspect`,
+        end_session_endpoint: `${server.baseUrl}/v1/oauth2/logout`,
+        backchannel_logout_supported: true,
+        backchannel_logout_session_supported: true,
         scopes_supported: ['openid', 'profile', 'email', 'groups', 'offline_access'],
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
@@ -435,6 +438,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
           'email',
           'email_verified',
           'groups',
+          'sid',
         ],
         prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
         request_parameter_supported: false,

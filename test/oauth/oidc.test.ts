@@ -191,7 +191,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
   });
 
   describe('id_token', () => {
-    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, amr, uin and user_group, signed RS256', async () => {
+    it('carries iss, sub, aud, exp, iat, auth_time, nonce, at_hash, amr, sid, uin and user_group, signed RS256', async () => {
       const tokens = await tokensFor(server, browser, client, { scope: 'openid', nonce: 'n-0S6_WzA2Mj' });
       const jwks = createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`));
       const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, jwks);
@@ -207,6 +207,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
           'iat',
           'iss',
           'nonce',
+          'sid',
           'sub',
           'uin',
           'user_group',

@@ -34,6 +34,9 @@ const APP: AppRecord = {
   disabled: false,
   allowRefreshTokens: true,
   allowedGroups: [],
+  postLogoutRedirectUris: [],
+  backchannelLogoutUri: null,
+  backchannelLogoutLast: null,
 };
 
 type Event = string;
@@ -107,6 +110,8 @@ describe('user and app writes on SQLite', () => {
       'delete from access_tokens',
       'delete from refresh_tokens',
       'delete from consents',
+      'delete from session_apps',
+      'delete from logout_deliveries',
       'delete from apps',
       'synchronous = NORMAL',
     ]);
@@ -120,10 +125,16 @@ describe('user and app writes on SQLite', () => {
     events = [];
     await store.sessions.insert({
       idHash: 'session-1',
+      sid: 'session-1-sid',
       uin: USER.uin,
       amr: ['pwd'],
       createdAt: NOW,
       expiresAt: NOW + 1000,
+      lastSeenAt: NOW,
+      idleExpiresAt: NOW + 1000,
+      ip: null,
+      userAgent: null,
+      shared: false,
     });
     await store.throttles.hit('uin:10001', NOW, NOW - 1000);
     expect(events.filter((event) => event.startsWith('synchronous'))).toEqual([]);

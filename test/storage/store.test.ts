@@ -58,6 +58,9 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     disabled: false,
     allowRefreshTokens: true,
     allowedGroups: [],
+    postLogoutRedirectUris: [],
+    backchannelLogoutUri: null,
+    backchannelLogoutLast: null,
     ...overrides,
   };
 }
@@ -81,6 +84,7 @@ function code(
     expiresAt: NOW + 600_000,
     usedAt: null,
     amr: ['pwd', 'otp', 'mfa'],
+    sid: null,
     ...overrides,
   };
 }
@@ -122,6 +126,7 @@ function refreshToken(
     rotatedAt: null,
     revoked: false,
     amr: ['hwk', 'mfa'],
+    sid: null,
     ...overrides,
   };
 }
@@ -129,9 +134,15 @@ function refreshToken(
 function session(uin: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
     idHash: unique('session'),
+    sid: unique('sid'),
     uin,
     createdAt: NOW,
     expiresAt: NOW + HOUR,
+    lastSeenAt: NOW,
+    idleExpiresAt: NOW + HOUR,
+    ip: '127.0.0.1',
+    userAgent: null,
+    shared: false,
     amr: ['pwd'],
     ...overrides,
   };
@@ -1177,6 +1188,7 @@ describeEachDatabase('Store', (database) => {
           throttles: 1,
           resetCodes: 0,
           auditEvents: 0,
+          logoutDeliveries: 0,
         });
 
         expect(await store.codes.find(oldCode.codeHash)).toBeUndefined();
@@ -1201,6 +1213,7 @@ describeEachDatabase('Store', (database) => {
           throttles: 0,
           resetCodes: 0,
           auditEvents: 0,
+          logoutDeliveries: 0,
         });
       });
     });

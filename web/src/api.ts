@@ -18,6 +18,7 @@ import type {
   PendingSignInView,
   SecondFactorKind,
   SecondFactorsView,
+  SessionView,
   SignedInView,
   UserView,
 } from '../../src/shared/views';
@@ -30,12 +31,23 @@ import type {
 
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
-export type { AdminUserView, AppInfoView, AppView, AuditEventView, ConsentView, MeView, SignedInView, UserView };
+export type { AdminUserView, AppInfoView, AppView, AuditEventView, ConsentView, MeView, SessionView, SignedInView, UserView };
 export type { PasskeyView, PendingSignInView, SecondFactorKind, SecondFactorsView };
 
 /** One answer to a pending sign-in (docs/interface.md#second-factor). */
 export type SecondFactorAnswer =
   { totp: string } | { recovery_code: string } | { passkey: AuthenticationResponseJSON };
+
+/** `POST /v1/account/logout`: everywhere, or the #/logout page's RP-initiated logout parameters. */
+export interface LogoutRequest {
+  everywhere?: boolean;
+  client_id?: string;
+  post_logout_redirect_uri?: string;
+  state?: string;
+}
+
+/** An app's logout settings (docs/interface.md#sessions-and-sign-out). */
+export type AppLogoutFields = Partial<Pick<AppView, 'post_logout_redirect_uris' | 'backchannel_logout_uri'>>;
 
 /** The authorization request's parameters, passed through to `POST /v1/oauth2/authorize` unchanged. */
 export interface AuthorizationParams {
@@ -186,9 +198,16 @@ function query(params: Record<string, string | number | undefined>): string {
 export const api = {
   // Browser session
   /** With `second_factor` in the answer, the sign-in is pending until `completeSignIn`. */
-  login: (uin: number, password: string) =>
-    call<SignedInView | PendingSignInView>('POST', '/v1/account/login', { uin, password }),
-  logout: () => call<object>('POST', '/v1/account/logout', {}),
+  login: (uin: number, password: string, shared = false) =>
+    call<SignedInView | PendingSignInView>('POST', '/v1/account/login', {
+      uin,
+      password,
+      ...(shared && { shared }),
+    }),
+  logout: (request: LogoutRequest = {}) =>
+    call<{ redirect_to?: string }>('POST', '/v1/account/logout', request),
+  sessions: () => call<{ sessions: SessionView[] }>('GET', '/v1/account/sessions'),
+  endSession: (id: string) => call<object>('DELETE', `/v1/account/sessions/${enc(id)}`),
   me: () => call<MeView>('GET', '/v1/account/me'),
   changePassword: (current_password: string, new_password: string) =>
     call<object>('POST', '/v1/account/password', { current_password, new_password }),
@@ -202,13 +221,19 @@ export const api = {
       'GET',
       `/v1/oauth2/app-info${query({ client_id: clientId, redirect_uri: redirectUri, scope })}`,
     ),
-  authorize: (params: AuthorizationParams, decision: 'allow' | 'deny') =>
-    call<{ redirect_to: string }>('POST', '/v1/oauth2/authorize', { ...params, decision }),
+  /** `remembered`: answered for the user from a remembered consent, without a click. */
+  authorize: (params: AuthorizationParams, decision: 'allow' | 'deny', remembered = false) =>
+    call<{ redirect_to: string }>('POST', '/v1/oauth2/authorize', {
+      ...params,
+      decision,
+      ...(remembered && { remembered }),
+    }),
 
   // Admin: applications
   listApps: () => call<{ apps: AppView[] }>('GET', '/v1/admin/apps'),
-  createApp: (app: { name: string; emoji: string; redirect_uris: string[]; allowed_groups?: string[] }) =>
-    call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
+  createApp: (
+    app: { name: string; emoji: string; redirect_uris: string[]; allowed_groups?: string[] } & AppLogoutFields,
+  ) => call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
     clientId: string,
     patch: Partial<
@@ -216,7 +241,8 @@ export const api = {
         AppView,
         'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens' | 'allowed_groups'
       >
-    >,
+    > &
+      AppLogoutFields,
   ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
   rotateSecret: (clientId: string) =>
     call<{ client_id: string; client_secret: string }>(
@@ -233,6 +259,8 @@ export const api = {
     call<{ user: AdminUserView }>('POST', '/v1/admin/users', user),
   updateUser: (uin: number, patch: Partial<{ user_group: UserGroup; disabled: boolean; password: string }>) =>
     call<{ user: AdminUserView }>('PATCH', `/v1/admin/users/${uin}`, patch),
+  signOutUser: (uin: number) =>
+    call<{ sessions_ended: number }>('POST', `/v1/admin/users/${uin}/sign-out`, {}),
   importUsers: (rows: ImportRow[]) =>
     call<{ results: ImportResult[] }>('POST', '/v1/admin/users/import', { rows }),
 

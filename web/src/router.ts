@@ -11,6 +11,7 @@ export const router = createRouter({
     { path: '/account', name: 'account', component: () => import('./pages/AccountPage.vue') },
     { path: '/admin', name: 'admin', component: () => import('./pages/AdminPage.vue') },
     { path: '/reset', name: 'reset', component: () => import('./pages/ResetPage.vue') },
+    { path: '/logout', name: 'logout', component: () => import('./pages/LogoutPage.vue') },
     { path: '/:pathMatch(.*)*', redirect: '/' },
   ],
 });

@@ -93,6 +93,8 @@ async function issueCode(
     // RFC 6749 §4.1.2: "A maximum authorization code lifetime of 10 minutes is RECOMMENDED."
     expiresAt: now + ctx.config.authorizationCodeTtl * 1000,
     usedAt: null,
+    // OpenID Connect Back-Channel Logout 1.0 §2.1: the id_token names the session it was issued in.
+    sid: session.sid,
   });
   // docs/interface.md#authorization-page: a later request from this app is answered without asking again —
   // for what the user has approved so far, so the consent grows with each approval and never silently

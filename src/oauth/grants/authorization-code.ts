@@ -101,6 +101,7 @@ export async function exchangeAuthorizationCode(
     scope: code.scope,
     codeHash,
     amr: code.amr,
+    sid: code.sid,
   };
   // docs/interface.md#openid-connect / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
   const withRefreshToken =
@@ -127,5 +128,6 @@ export async function exchangeAuthorizationCode(
     amr: code.amr,
     nonce: code.nonce,
     issuedAt: now,
+    sid: code.sid,
   };
 }

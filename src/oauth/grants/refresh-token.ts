@@ -68,6 +68,7 @@ export async function exchangeRefreshToken(
     scope: old.scope,
     codeHash: old.codeHash,
     amr: old.amr,
+    sid: old.sid,
   };
   const access = mintAccessToken(ctx, { ...grant, scope }, old.familyId, now);
   // RFC 6749 §6: the new refresh token keeps the scope of the one it replaces.
@@ -90,5 +91,6 @@ export async function exchangeRefreshToken(
     // OIDC Core §12.2: an id_token from a refresh carries no nonce.
     nonce: null,
     issuedAt: now,
+    sid: old.sid,
   };
 }

@@ -4,6 +4,7 @@ import { securityEvents } from './0002-security-events.js';
 import { secondFactor } from './0004-second-factor.js';
 import { readiness } from './0006-readiness.js';
 import { peopleAudit } from './0005-people-audit.js';
+import { sessionsLogout } from './0003-sessions-logout.js';
 
 /** Every migration, in order, compiled into the program (no files read at run time). */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-second-factor': secondFactor,
   '0006-readiness': readiness,
   '0005-people-audit': peopleAudit,
+  '0003-sessions-logout': sessionsLogout,
 };
 
 export const migrationProvider: MigrationProvider = {

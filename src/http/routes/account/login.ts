@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { userTarget } from '../../../domain/audit.js';
 import { isValidUin, userView } from '../../../domain/users.js';
+import { askingClientId, postLogoutRedirect } from '../../../oauth/end-session.js';
 import type { MeView, SignedInView } from '../../../shared/views.js';
 import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -14,7 +15,28 @@ import {
   setSessionCookie,
 } from '../../session-cookie.js';
 
-const LoginBody = Type.Object({ uin: UinInput, password: PasswordInput }, { additionalProperties: false });
+const LoginBody = Type.Object(
+  {
+    uin: UinInput,
+    password: PasswordInput,
+    // docs/interface.md#sessions-and-sign-out: "This is a shared computer".
+    shared: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** `POST /v1/account/logout`: everywhere, or with the RP-initiated logout's parameters (the #/logout page). */
+const LogoutBody = Type.Optional(
+  Type.Object(
+    {
+      everywhere: Type.Optional(Type.Boolean()),
+      client_id: Type.Optional(Type.String()),
+      post_logout_redirect_uri: Type.Optional(Type.String()),
+      state: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 /** Sign in, sign out, who am I (docs/interface.md#browser-session-api). */
 export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
@@ -48,9 +70,15 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
 
       // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
       await endPreviousSignIn(ctx, request);
-      const { id } = await ctx.sessions.start(user.uin);
-      setSessionCookie(ctx, reply, id);
-      request.log.info({ uin }, 'signed in');
+      const shared = request.body.shared === true;
+      const { id } = await ctx.sessions.start(user.uin, {
+        shared,
+        ip: request.ip,
+        userAgent: request.headers['user-agent'],
+      });
+      // docs/interface.md#sessions-and-sign-out: a shared computer's cookie ends with the browser.
+      setSessionCookie(ctx, reply, id, shared ? null : undefined);
+      request.log.info({ uin, shared }, 'signed in');
       await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());
       await ctx.audit.record({ action: 'sign_in', actorUin: uin, target: userTarget(uin), request });
       const signedIn: SignedInView = {
@@ -63,18 +91,43 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  app.post('/v1/account/logout', { config: { csrf: true } }, async (request, reply) => {
-    // Who is signing out, for the audit trail (any same-named cookie that names a live session).
-    let signedIn: Awaited<ReturnType<typeof ctx.sessions.resolve>>;
-    for (const id of readSessionCookies(ctx, request)) signedIn ??= await ctx.sessions.resolve(id);
-    await endPreviousSignIn(ctx, request);
-    clearSessionCookie(ctx, reply);
-    if (signedIn) {
-      const uin = signedIn.user.uin;
-      await ctx.audit.record({ action: 'sign_out', actorUin: uin, target: userTarget(uin), request });
-    }
-    return ok({});
-  });
+  app.post(
+    '/v1/account/logout',
+    {
+      schema: { body: LogoutBody },
+      config: { csrf: true },
+      // No body at all is an empty one (the call predates its parameters).
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      // Who is signing out (any same-named cookie that names a live session), even one whose password must
+      // be changed first: signing out is always allowed.
+      let signedIn: Awaited<ReturnType<typeof ctx.sessions.resolve>>;
+      for (const id of readSessionCookies(ctx, request)) signedIn ??= await ctx.sessions.resolve(id);
+      if (body.everywhere === true && signedIn) {
+        const ended = await ctx.sessions.endAll(signedIn.user.uin);
+        request.log.info({ uin: signedIn.user.uin, sessions: ended }, 'signed out everywhere');
+      }
+      await endPreviousSignIn(ctx, request);
+      clearSessionCookie(ctx, reply);
+      if (signedIn) {
+        const uin = signedIn.user.uin;
+        await ctx.audit.record({
+          action: 'sign_out',
+          actorUin: uin,
+          target: userTarget(uin),
+          detail: { everywhere: body.everywhere === true },
+          request,
+        });
+      }
+      // The #/logout page of RP-Initiated Logout 1.0: back to the app only at a URI registered for it.
+      const redirectTo = await postLogoutRedirect(ctx, askingClientId(body, undefined), body);
+      return ok(redirectTo === undefined ? {} : { redirect_to: redirectTo });
+    },
+  );
 
   app.get('/v1/account/me', async (request, reply) => {
     reply.header('cache-control', 'no-store');

@@ -40,6 +40,7 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
         throw wrongCredentials();
       }
       await ctx.loginThrottle.succeeded(attempt);
+      // docs/security.md: a password change ends the user's other sessions (and signs their apps out).
       await ctx.users.changeOwnPassword(user.uin, request.body.new_password, session.idHash);
       await ctx.audit.record({
         action: 'password_changed',

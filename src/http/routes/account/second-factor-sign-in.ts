@@ -62,7 +62,11 @@ async function signIn(
   amr: readonly string[],
 ): Promise<SignedInView> {
   await endPreviousSignIn(ctx, request);
-  const { id } = await ctx.sessions.start(user.uin, amr);
+  const { id } = await ctx.sessions.start(user.uin, {
+    amr,
+    ip: request.ip,
+    userAgent: request.headers['user-agent'],
+  });
   setSessionCookie(ctx, reply, id);
   request.log.info({ uin: user.uin, amr }, 'signed in');
   await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());

@@ -4,7 +4,12 @@ import { type AppChanges, appView } from '../../../domain/apps.js';
 import { appTarget } from '../../../domain/audit.js';
 import type { AuditAction } from '../../../shared/people.js';
 import { isSingleEmoji } from '../../../domain/emoji.js';
-import { redirectUrisProblem } from '../../../domain/redirect-uris.js';
+import {
+  backchannelLogoutUriProblem,
+  postLogoutRedirectUrisProblem,
+  redirectUrisProblem,
+} from '../../../domain/redirect-uris.js';
+import type { AppView } from '../../../shared/views.js';
 import type { AppRecord } from '../../../storage/store.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -35,10 +40,30 @@ function checkedRedirectUris(uris: readonly string[]): string[] {
   return [...uris];
 }
 
+function checkedPostLogoutRedirectUris(uris: readonly string[]): string[] {
+  const problem = postLogoutRedirectUrisProblem(uris);
+  if (problem) throw badRequest(problem);
+  return [...uris];
+}
+
+/** An empty string or null removes it. */
+function checkedBackchannelLogoutUri(uri: string | null): string | null {
+  if (uri === null || uri === '') return null;
+  const problem = backchannelLogoutUriProblem(uri);
+  if (problem) throw badRequest(problem);
+  return uri;
+}
+
 /** Newest first; apps created in the same millisecond keep the store's order. */
 function newestFirst(apps: readonly AppRecord[]): AppRecord[] {
   return [...apps].sort((a, b) => b.createdAt - a.createdAt);
 }
+
+/** docs/interface.md#sessions-and-sign-out: where the app's users go after signing out, and its back channel. */
+const LOGOUT_FIELDS = {
+  post_logout_redirect_uris: Type.Optional(Type.Array(Type.String())),
+  backchannel_logout_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+};
 
 const NewAppBody = Type.Object(
   {
@@ -46,6 +71,7 @@ const NewAppBody = Type.Object(
     emoji: Type.String(),
     redirect_uris: Type.Array(Type.String()),
     allowed_groups: Type.Optional(GroupListSchema),
+    ...LOGOUT_FIELDS,
   },
   { additionalProperties: false },
 );
@@ -58,6 +84,7 @@ const AppChangesBody = Type.Object(
     disabled: Type.Optional(Type.Boolean()),
     allow_refresh_tokens: Type.Optional(Type.Boolean()),
     allowed_groups: Type.Optional(GroupListSchema),
+    ...LOGOUT_FIELDS,
   },
   { additionalProperties: false },
 );
@@ -84,26 +111,35 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     return found;
   }
 
+  /** The admin's view: the app, with its back-channel logouts still queued. */
+  async function adminAppView(found: AppRecord, pending?: Map<string, number>): Promise<AppView> {
+    const queued = pending ?? (await ctx.store.logouts.pendingByApp());
+    return { ...appView(found), backchannel_logout_pending: queued.get(found.clientId) ?? 0 };
+  }
+
   app.get('/v1/admin/apps', async () => {
-    const apps = await ctx.store.apps.list();
-    return ok({ apps: newestFirst(apps).map(appView) });
+    const [apps, pending] = await Promise.all([ctx.store.apps.list(), ctx.store.logouts.pendingByApp()]);
+    return ok({ apps: await Promise.all(newestFirst(apps).map((a) => adminAppView(a, pending))) });
   });
 
   app.post('/v1/admin/apps', { schema: { body: NewAppBody }, config: { csrf: true } }, async (request) => {
-    const { name, emoji, redirect_uris, allowed_groups } = request.body;
+    const { name, emoji, redirect_uris, allowed_groups, post_logout_redirect_uris, backchannel_logout_uri } =
+      request.body;
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
       redirectUris: checkedRedirectUris(redirect_uris),
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
+      postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
+      backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
     });
     await auditApp(request, 'app_created', created.app.clientId, { name: created.app.name });
     // docs/interface.md#resources: the secret is shown in full this once; only its hash is stored.
-    return ok({ app: appView(created.app), client_secret: created.clientSecret });
+    return ok({ app: await adminAppView(created.app), client_secret: created.clientSecret });
   });
 
   app.get('/v1/admin/apps/:client_id', { schema: { params: ClientIdParams } }, async (request) => {
-    return ok({ app: appView(await findApp(request.params.client_id)) });
+    return ok({ app: await adminAppView(await findApp(request.params.client_id)) });
   });
 
   app.patch(
@@ -121,15 +157,22 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
         ...(body.allowed_groups !== undefined && {
           allowedGroups: checkedGroups(body.allowed_groups, 'allowed_groups'),
         }),
+        ...(body.post_logout_redirect_uris !== undefined && {
+          postLogoutRedirectUris: checkedPostLogoutRedirectUris(body.post_logout_redirect_uris),
+        }),
+        ...(body.backchannel_logout_uri !== undefined && {
+          backchannelLogoutUri: checkedBackchannelLogoutUri(body.backchannel_logout_uri),
+        }),
       };
       if (Object.keys(changes).length === 0) {
         throw badRequest(
-          'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups',
+          'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
+            'post_logout_redirect_uris, backchannel_logout_uri',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
       await auditApp(request, 'app_updated', clientId, { fields: Object.keys(body).sort() });
-      return ok({ app: appView(await findApp(clientId)) });
+      return ok({ app: await adminAppView(await findApp(clientId)) });
     },
   );
 

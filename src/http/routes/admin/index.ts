@@ -6,6 +6,7 @@ import { adminSecondFactorRoutes } from './second-factors.js';
 import { adminUserImportRoutes } from './user-import.js';
 import { adminUserRecoveryRoutes } from './user-recovery.js';
 import { adminUsersBulkRoutes } from './users-bulk.js';
+import { adminUserSignOutRoutes } from './user-sign-out.js';
 import { adminUserRoutes } from './users.js';
 
 /** The admin JSON API (docs/interface.md#admin-api). */
@@ -24,4 +25,5 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(adminUsersBulkRoutes, { ctx });
   await app.register(adminUserRecoveryRoutes, { ctx });
   await app.register(adminAuditRoutes, { ctx });
+  await app.register(adminUserSignOutRoutes, { ctx });
 };

@@ -30,7 +30,8 @@ function requestedScope(scope: string | undefined): string | null {
  * What the consent page shows (docs/interface.md#browser-session-api). The same first check as the
  * authorization request: an unknown or disabled client, or an unregistered redirect URI, is 400 code 3 (no
  * redirect, RFC 6749 §4.1.2.1). Works without a session; `consented` is true only for a signed-in user who
- * already authorized the app.
+ * already authorized the app, and
+ * `shared_computer` tells the page to ask anyway (docs/interface.md#sessions-and-sign-out).
  */
 export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/oauth2/app-info', { schema: { querystring: AppInfoQuery } }, async (request) => {
@@ -46,6 +47,7 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
       consented,
       // docs/interface.md#people-groups-and-audit: said only when false, so the page can explain.
       ...(signedIn && !(await mayUseApp(ctx, signedIn.user.uin, client)) && { allowed: false as const }),
+      shared_computer: signedIn?.session.shared === true,
     };
     // OIDC Core §11: offline_access gets a refresh token (when the app may have them); the consent screen
     // says how long the app can then stay signed in.

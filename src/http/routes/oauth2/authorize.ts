@@ -10,6 +10,7 @@ import {
 import { InvalidClientOrRedirect } from '../../../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import { notSignedIn } from '../../api-error.js';
+import { forbidden } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { findSignedIn, type SignedIn } from '../../session-cookie.js';
@@ -39,6 +40,8 @@ const AuthorizeBody = Type.Object(
     scope: Type.Optional(Type.String({ maxLength: 1024 })),
     nonce: Type.Optional(Type.String({ maxLength: 1024 })),
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+    // Set by the page when it answers for the user from a remembered consent, without a click.
+    remembered: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
 );
@@ -46,7 +49,7 @@ const AuthorizeBody = Type.Object(
 /** OIDC Core §3.1.2.1: the same request as a form POST; any field, each a string or repeated strings. */
 const AuthorizeForm = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
 
-type PageCall = AuthorizationParams & { readonly decision: Decision };
+type PageCall = AuthorizationParams & { readonly decision: Decision; readonly remembered?: boolean };
 type FormRequest = Readonly<Record<string, string | readonly string[]>>;
 
 /** The known parameters of a query string; a repeated one counts with its first value, as on the page. */
@@ -133,8 +136,13 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
         const search = query.size === 0 ? '' : `?${query.toString()}`;
         return redirectNoStore(reply, `${ctx.config.baseUrl}/v1/oauth2/authorize${search}`, 303);
       }
-      const { decision, ...params } = request.body as PageCall;
+      const { decision, remembered, ...params } = request.body as PageCall;
       const signedIn = await findSignedIn(ctx, request);
+      // docs/interface.md#sessions-and-sign-out: on a shared computer the user confirms each app; a remembered
+      // consent is never used silently.
+      if (remembered === true && decision === 'allow' && signedIn?.session.shared === true) {
+        throw forbidden('on a shared computer, confirm this app first');
+      }
       const outcome = await decideAuthorization(ctx, signedIn?.session, params, decision);
       // The page shows the sign-in form, then calls again (prompt=login, max_age: OIDC Core §3.1.2.1).
       if (!('redirectTo' in outcome)) throw notSignedIn();

@@ -4,6 +4,7 @@ import { authorizeRoutes } from './authorize.js';
 import { legacyGetAccessTokenRoutes } from './get-access-token.js';
 import { legacyGetUserInfoRoutes } from './get-user-info.js';
 import { introspectRoutes } from './introspect.js';
+import { endSessionRoutes } from './logout.js';
 import { revokeRoutes } from './revoke.js';
 import { tokenRoutes } from './token.js';
 import { userInfoRoutes } from './userinfo.js';
@@ -24,4 +25,6 @@ export const oauth2Routes: RoutePlugin = async (app, { ctx }) => {
   await app.register(revokeRoutes, { ctx });
   await app.register(introspectRoutes, { ctx });
   await app.register(wellKnownRoutes, { ctx });
+  // OpenID Connect RP-Initiated Logout 1.0 (docs/interface.md#sessions-and-sign-out).
+  await app.register(endSessionRoutes, { ctx });
 };

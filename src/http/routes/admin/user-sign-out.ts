@@ -1,0 +1,25 @@
+import { ok } from '../../responses.js';
+import { notFound } from '../../api-error.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { UinParams, rejectBody } from './schemas.js';
+
+/**
+ * `POST /v1/admin/users/:uin/sign-out`: an admin ends every session of a user (a lost phone, a shared
+ * computer left signed in); their apps are told by back-channel logout (docs/interface.md#sessions-and-sign-out).
+ */
+export const adminUserSignOutRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.post(
+    '/v1/admin/users/:uin/sign-out',
+    { schema: { params: UinParams }, config: { csrf: true } },
+    async (request) => {
+      rejectBody(request);
+      const uin = Number(request.params.uin);
+      if (!Number.isSafeInteger(uin) || !(await ctx.store.users.find(uin))) {
+        throw notFound(`no user with uin ${request.params.uin}`);
+      }
+      const ended = await ctx.sessions.endAll(uin);
+      request.log.info({ uin, sessions: ended }, 'admin signed a user out everywhere');
+      return ok({ sessions_ended: ended });
+    },
+  );
+};

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import {
+  askingClientId,
+  type EndSessionParams,
+  postLogoutRedirect,
+  verifyIdTokenHint,
+} from '../../../oauth/end-session.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { clearSessionCookie, findSignedIn } from '../../session-cookie.js';
+
+/** RP-Initiated Logout 1.0 §2: known parameters are strings sent once; others are ignored. */
+const EndSessionQuery = Type.Object(
+  {
+    id_token_hint: Type.Optional(Type.String()),
+    client_id: Type.Optional(Type.String()),
+    post_logout_redirect_uri: Type.Optional(Type.String()),
+    state: Type.Optional(Type.String()),
+    ui_locales: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/** The page's query: the request's parameters the page needs, without the hint. */
+function pageQuery(params: Record<string, string | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * docs/interface.md#sessions-and-sign-out: OpenID Connect RP-Initiated Logout 1.0 at the metadata's
+ * `end_session_endpoint`. With a valid id_token_hint for the signed-in user the session ends at once;
+ * otherwise the page `#/logout` asks the user. The browser goes back to the app only to a registered
+ * post_logout_redirect_uri.
+ */
+export const endSessionRoutes: RoutePlugin = async (app, { ctx }) => {
+  const toPage = (reply: FastifyReply, query: Record<string, string | undefined>): FastifyReply =>
+    reply.redirect(`${ctx.config.baseUrl}/#/logout${pageQuery(query)}`, 302);
+
+  app.get('/v1/oauth2/logout', { schema: { querystring: EndSessionQuery } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const params: EndSessionParams = request.query;
+    const hint = await verifyIdTokenHint(ctx, params.id_token_hint);
+    const clientId = askingClientId(params, hint);
+    const redirectTo = await postLogoutRedirect(ctx, clientId, params);
+    const locales = params.ui_locales;
+    const signedIn = await findSignedIn(ctx, request);
+
+    if (signedIn && hint?.sub === String(signedIn.user.uin)) {
+      // §2: the RP proved which user it signs out: no need to ask.
+      await ctx.sessions.end(signedIn.id);
+      clearSessionCookie(ctx, reply);
+      request.log.info({ uin: signedIn.user.uin, client_id: clientId }, 'signed out by the app');
+    } else if (signedIn) {
+      // §2: without a valid hint the OP asks the user whether to sign out (and of whom).
+      return toPage(reply, {
+        client_id: clientId,
+        post_logout_redirect_uri: redirectTo && params.post_logout_redirect_uri,
+        state: redirectTo && params.state,
+        ui_locales: locales,
+      });
+    }
+    if (redirectTo) return reply.redirect(redirectTo, 302);
+    return toPage(reply, { done: '1', ui_locales: locales });
+  });
+
+  // §2: POST with a form body is allowed too. A cross-site form post carries no SameSite=Lax cookie, so the
+  // request goes on as a GET, which does.
+  app.post('/v1/oauth2/logout', { schema: { body: EndSessionQuery } }, async (request, reply) => {
+    const body = request.body;
+    const search = new URLSearchParams();
+    for (const key of [
+      'id_token_hint',
+      'client_id',
+      'post_logout_redirect_uri',
+      'state',
+      'ui_locales',
+    ] as const) {
+      const value = body[key];
+      if (value !== undefined) search.set(key, value);
+    }
+    const query = search.toString();
+    reply.header('cache-control', 'no-store');
+    return reply.redirect(`${ctx.config.baseUrl}/v1/oauth2/logout${query ? `?${query}` : ''}`, 303);
+  });
+};

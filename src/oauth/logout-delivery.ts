@@ -1,0 +1,179 @@
+/**
+ * OpenID Connect Back-Channel Logout 1.0 §2.5: the worker that posts logout tokens to the apps. Every
+ * instance runs one. Deliveries are rows (src/storage/logouts.ts) queued by the transaction that ended the
+ * session; a worker claims due rows for a lease (one instance per row; a crashed instance's lease runs out),
+ * posts `logout_token=…`, and marks the row delivered on 2xx, or tries again with exponential backoff for
+ * 24 hours. It runs on an unref'd timer and is woken when a sign-out queues rows, never inside the sign-out's
+ * request: a slow or dead app never delays anybody's sign-out page.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../app-context.js';
+import type { LogoutDelivery, LogoutDeliveryOutcome } from '../storage/store.js';
+import { signLogoutToken } from './logout-token.js';
+
+export interface DeliverySchedule {
+  /** How often the worker looks for due rows when nothing woke it. */
+  readonly pollIntervalMs: number;
+  /** How long a claim holds a row against other instances. */
+  readonly leaseMs: number;
+  /** How long one POST may take. */
+  readonly timeoutMs: number;
+  /** The wait before the second attempt; it doubles after every failure … */
+  readonly firstRetryMs: number;
+  /** … up to this. */
+  readonly maxRetryMs: number;
+  /** After this long since the first attempt, a delivery is given up. */
+  readonly giveUpAfterMs: number;
+  /** Rows claimed (and posted in parallel) at a time. */
+  readonly batchSize: number;
+}
+
+export const DEFAULT_SCHEDULE: DeliverySchedule = {
+  pollIntervalMs: 5_000,
+  leaseMs: 30_000,
+  timeoutMs: 5_000,
+  firstRetryMs: 2_000,
+  maxRetryMs: 3_600_000,
+  giveUpAfterMs: 24 * 3_600_000,
+  batchSize: 20,
+};
+
+/** Why a POST failed, in a few words for the admin page. */
+function failureReason(error: unknown): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return 'timeout';
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (typeof code === 'string') return code;
+  return 'network error';
+}
+
+export class LogoutDeliveryWorker {
+  schedule: DeliverySchedule = DEFAULT_SCHEDULE;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private started = false;
+  private unsubscribe: (() => void) | undefined;
+  private log: FastifyBaseLogger | undefined;
+
+  /** `context` is called at work time (the worker is built with the context it belongs to). */
+  constructor(private readonly context: () => AppContext) {}
+
+  /** Starts working (idempotent): at once, then on the timer and whenever a sign-out queues rows. */
+  start(log?: FastifyBaseLogger): void {
+    if (this.started) return;
+    this.started = true;
+    this.log = log;
+    this.unsubscribe = this.context().store.logouts.onQueued(() => this.kick());
+    this.kick();
+  }
+
+  /** Stops the timer and waits for the attempts under way. */
+  async stop(): Promise<void> {
+    this.started = false;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Looks for due rows now (after the current pass, if one is running). */
+  kick(): void {
+    if (!this.started) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.wakeIn(0);
+  }
+
+  private wakeIn(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.pass(), ms);
+    this.timer.unref();
+  }
+
+  private async pass(): Promise<void> {
+    if (this.running || !this.started) return;
+    const work = (async () => {
+      let full: boolean;
+      do {
+        this.again = false;
+        try {
+          full = (await this.runOnce()) >= this.schedule.batchSize;
+        } catch (error) {
+          this.log?.warn({ err: error }, 'back-channel logout: delivery pass failed');
+          full = false;
+        }
+      } while ((full || this.again) && this.started);
+    })();
+    this.running = work;
+    try {
+      await work;
+    } finally {
+      this.running = undefined;
+    }
+    if (this.started) this.wakeIn(this.schedule.pollIntervalMs);
+  }
+
+  /** One pass: claims the due rows and attempts each; answers how many were attempted. */
+  async runOnce(): Promise<number> {
+    const ctx = this.context();
+    const now = ctx.clock.now();
+    const claimed = await ctx.store.logouts.claimDue(
+      now,
+      now + this.schedule.leaseMs,
+      this.schedule.batchSize,
+    );
+    await Promise.all(claimed.map((delivery) => this.attempt(ctx, delivery)));
+    return claimed.length;
+  }
+
+  private async attempt(ctx: AppContext, delivery: LogoutDelivery): Promise<void> {
+    const outcome = await this.send(ctx, delivery);
+    await ctx.store.logouts.finish(delivery, ctx.clock.now(), outcome);
+    const fields = { client_id: delivery.clientId, attempts: delivery.attempts, result: outcome.result };
+    if (outcome.status === 'delivered') this.log?.info(fields, 'back-channel logout delivered');
+    else this.log?.warn({ ...fields, status: outcome.status }, 'back-channel logout not delivered');
+  }
+
+  private async send(ctx: AppContext, delivery: LogoutDelivery): Promise<LogoutDeliveryOutcome> {
+    const app = await ctx.store.apps.find(delivery.clientId);
+    if (!app?.backchannelLogoutUri) return { status: 'failed', result: 'no back-channel logout URI' };
+    let result: string;
+    try {
+      const logoutToken = await signLogoutToken(ctx, {
+        clientId: delivery.clientId,
+        uin: delivery.uin,
+        sid: delivery.sid,
+        issuedAt: ctx.clock.now(),
+      });
+      // Back-Channel Logout 1.0 §2.5: an HTTP POST of `logout_token` as a form; redirects are not followed.
+      const response = await fetch(app.backchannelLogoutUri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'cache-control': 'no-store' },
+        body: new URLSearchParams({ logout_token: logoutToken }).toString(),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.schedule.timeoutMs),
+      });
+      await response.body?.cancel();
+      // §2.8: "If the logout succeeded, the RP MUST respond with HTTP 200 OK" (any 2xx is taken as success).
+      if (response.status >= 200 && response.status < 300)
+        return { status: 'delivered', result: 'delivered' };
+      result = `HTTP ${response.status}`;
+    } catch (error) {
+      result = failureReason(error);
+    }
+    return this.retryOrGiveUp(ctx.clock.now(), delivery, result);
+  }
+
+  private retryOrGiveUp(now: number, delivery: LogoutDelivery, result: string): LogoutDeliveryOutcome {
+    const { firstRetryMs, maxRetryMs, giveUpAfterMs } = this.schedule;
+    const delay = Math.min(firstRetryMs * 2 ** Math.min(delivery.attempts - 1, 30), maxRetryMs);
+    const nextAttemptAt = now + delay;
+    const firstAttemptAt = delivery.firstAttemptAt ?? now;
+    if (nextAttemptAt - firstAttemptAt > giveUpAfterMs) return { status: 'failed', result };
+    return { status: 'pending', result, nextAttemptAt };
+  }
+}

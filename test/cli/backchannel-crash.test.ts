@@ -1,0 +1,133 @@
+/**
+ * Back-channel logouts survive a crash (docs/interface.md#sessions-and-sign-out): a `campus-sso serve` killed
+ * with SIGKILL between a sign-out and its delivery loses nothing — the next server on the database delivers
+ * it once the app is reachable.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, json } from '../helpers/http.js';
+import { LogoutReceiver } from '../helpers/logout-receiver.js';
+import { DATABASES, freshPostgresSchema } from '../helpers/server.js';
+import { skipUnreachable } from '../helpers/databases.js';
+import { ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
+
+const ADMIN_UIN = 10_001;
+const PASSWORD = 'a long operator password';
+const REDIRECT_URI = 'https://app.example.edu/callback';
+
+let dir: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'campus-sso-backchannel-'));
+}, 180_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Signs in, registers an app with a back-channel URI, and gets an id_token; answers the browser and sid. */
+async function signedInToApp(
+  baseUrl: string,
+  backchannelUri: string,
+): Promise<{ browser: Browser; sid: string; clientId: string }> {
+  const browser = new Browser(baseUrl);
+  expect((await browser.login(ADMIN_UIN, PASSWORD)).status).toBe(200);
+  const created = await browser.call('POST', '/v1/admin/apps', {
+    name: 'Library',
+    emoji: '📚',
+    redirect_uris: [REDIRECT_URI],
+    backchannel_logout_uri: backchannelUri,
+  });
+  const { app, client_secret } = (
+    await json<{ data: { app: { client_id: string }; client_secret: string } }>(created)
+  ).data;
+  const authorized = await browser.call('POST', '/v1/oauth2/authorize', {
+    client_id: app.client_id,
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid',
+    decision: 'allow',
+  });
+  const redirectTo = (await json<{ data: { redirect_to: string } }>(authorized)).data.redirect_to;
+  const code = new URL(redirectTo).searchParams.get('code') ?? '';
+  const tokens = await fetch(`${baseUrl}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${app.client_id}:${client_secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+    }).toString(),
+  });
+  const { id_token } = await json<{ id_token: string }>(tokens);
+  return { browser, sid: String(decodeJwt(id_token).sid), clientId: app.client_id };
+}
+
+describe.each(DATABASES)('back-channel logout across a SIGKILL (%s)', (database) => {
+  if (skipUnreachable(database)) return;
+
+  it('is delivered by the next server after the one that queued it was killed', async () => {
+    let databaseUrl: string;
+    let drop = async (): Promise<void> => undefined;
+    if (database === 'sqlite') {
+      databaseUrl = `sqlite:${join(dir, 'sso.sqlite')}`;
+    } else {
+      const schema = await freshPostgresSchema();
+      databaseUrl = schema.url;
+      drop = schema.drop;
+    }
+    const port = await freePort();
+    const receiverPort = await freePort();
+    const env = { PORT: String(port), DATABASE_URL: databaseUrl };
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const receiver = new LogoutReceiver();
+    let serve: ServeProcess | undefined;
+    try {
+      const added = await runCli(
+        ['user', 'add', '--uin', String(ADMIN_UIN), '--group', 'admin', '--password-stdin'],
+        env,
+        PASSWORD,
+      );
+      expect(added.code).toBe(0);
+      serve = ServeProcess.start(env);
+      await serve.waitUntilServing(`${baseUrl}/healthz`);
+
+      // The app is down: its back-channel endpoint refuses connections.
+      const { browser, sid, clientId } = await signedInToApp(
+        baseUrl,
+        `http://127.0.0.1:${receiverPort}/backchannel-logout`,
+      );
+      expect((await browser.call('POST', '/v1/account/logout')).status).toBe(200);
+      // Killed once the first attempt has failed (a kill in the middle of an attempt leaves a claim that
+      // holds the row until its lease runs out: the same outcome, later).
+      const admin = new Browser(baseUrl);
+      await admin.login(ADMIN_UIN, PASSWORD);
+      for (let tries = 0; ; tries++) {
+        const app = await admin.call('GET', `/v1/admin/apps/${clientId}`);
+        const { backchannel_logout_last_attempt: last } = (
+          await json<{ data: { app: { backchannel_logout_last_attempt: unknown } } }>(app)
+        ).data.app;
+        if (last !== null) break;
+        expect(tries).toBeLessThan(200);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      serve.child.kill('SIGKILL');
+      await new Promise((resolve) => serve?.child.once('exit', resolve));
+
+      await receiver.start(receiverPort);
+      serve = ServeProcess.start(env);
+      await serve.waitUntilServing(`${baseUrl}/healthz`);
+      const [delivered] = await receiver.waitFor(1, 20_000);
+      const payload = decodeJwt(delivered?.logoutToken ?? '');
+      expect(payload).toMatchObject({ sid, sub: String(ADMIN_UIN) });
+    } finally {
+      await serve?.stop();
+      await receiver.stop();
+      await drop();
+    }
+  }, 60_000);
+});
