@@ -73,6 +73,12 @@ export const AUDIT_ACTIONS = [
   'user_unlocked',
   'users_bulk',
   'users_disabled_dormant',
+  'second_factor_added',
+  'second_factor_removed',
+  'recovery_codes_regenerated',
+  'second_factors_removed_by_admin',
+  'session_ended',
+  'user_signed_out_by_admin',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -486,6 +486,12 @@ const en = {
       user_unlocked: 'User unlocked',
       users_bulk: 'Bulk change',
       users_disabled_dormant: 'Dormant users disabled',
+      second_factor_added: 'Second factor added',
+      second_factor_removed: 'Second factor removed',
+      recovery_codes_regenerated: 'Recovery codes renewed',
+      second_factors_removed_by_admin: 'Second factors removed by an admin',
+      session_ended: 'Session signed out',
+      user_signed_out_by_admin: 'Signed out everywhere by an admin',
     },
     outcomes: {
       success: 'Success',

@@ -472,6 +472,12 @@ const zhCN: MessageSchema = {
       user_unlocked: '解锁用户',
       users_bulk: '批量修改',
       users_disabled_dormant: '停用长期未登录的用户',
+      second_factor_added: '添加两步验证方式',
+      second_factor_removed: '移除两步验证方式',
+      recovery_codes_regenerated: '重新生成恢复码',
+      second_factors_removed_by_admin: '管理员移除两步验证',
+      session_ended: '退出一个会话',
+      user_signed_out_by_admin: '管理员使其在所有设备上退出',
     },
     outcomes: {
       success: '成功',

@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
+import { userTarget } from '../../../domain/audit.js';
 import { PasskeyError, type RegistrationResponseJSON } from '../../../domain/passkeys.js';
 import { verifyPassword } from '../../../domain/passwords.js';
 import type { PasskeyView, SecondFactorsView } from '../../../shared/views.js';
@@ -57,7 +58,18 @@ async function requirePassword(
   await ctx.loginThrottle.succeeded(attempt);
 }
 
+/** A change to the user's own second factors, in the audit trail (docs/interface.md#people-groups-and-audit). */
+function auditFor(ctx: AppContext) {
+  return (
+    request: FastifyRequest,
+    uin: number,
+    action: 'second_factor_added' | 'second_factor_removed' | 'recovery_codes_regenerated',
+    detail: Record<string, string>,
+  ): Promise<void> => ctx.audit.record({ action, actorUin: uin, target: userTarget(uin), detail, request });
+}
+
 export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
+  const audit = auditFor(ctx);
   // The answers carry secrets (TOTP secret, recovery codes): no browser or proxy may keep them.
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('cache-control', 'no-store');
@@ -98,7 +110,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
           'wrong code, or no authenticator app awaits confirmation: check the time on the phone',
         );
       }
-      request.log.info({ uin: user.uin }, 'second factor added: totp');
+      await audit(request, user.uin, 'second_factor_added', { kind: 'totp' });
       const recoveryCodes = await ctx.secondFactors.afterEnrolment(user.uin, hadFactor);
       return ok(recoveryCodes ? { recovery_codes: recoveryCodes } : {});
     },
@@ -112,7 +124,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
       await requirePassword(ctx, request, user, request.body.password);
       if (!(await ctx.totp.remove(user.uin))) throw notFound('no authenticator app is set up');
       await ctx.secondFactors.afterRemoval(user.uin);
-      request.log.info({ uin: user.uin }, 'second factor removed: totp');
+      await audit(request, user.uin, 'second_factor_removed', { kind: 'totp' });
       return ok({});
     },
   );
@@ -139,7 +151,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
         if (error instanceof PasskeyError) throw badRequest(error.message);
         throw error;
       }
-      request.log.info({ uin: user.uin, passkey: passkey.id }, 'second factor added: passkey');
+      await audit(request, user.uin, 'second_factor_added', { kind: 'passkey', passkey: passkey.id });
       const recoveryCodes = await ctx.secondFactors.afterEnrolment(user.uin, hadFactor);
       return ok({
         passkey: passkeyView(passkey),
@@ -162,7 +174,10 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
         throw notFound('no such passkey');
       }
       await ctx.secondFactors.afterRemoval(user.uin);
-      request.log.info({ uin: user.uin, passkey: request.params.id }, 'second factor removed: passkey');
+      await audit(request, user.uin, 'second_factor_removed', {
+        kind: 'passkey',
+        passkey: request.params.id,
+      });
       return ok({});
     },
   );
@@ -178,7 +193,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
           'recovery codes come with a second factor: add a passkey or an authenticator app first',
         );
       }
-      request.log.info({ uin: user.uin }, 'recovery codes regenerated');
+      await audit(request, user.uin, 'recovery_codes_regenerated', {});
       return ok({ recovery_codes: await ctx.secondFactors.regenerateRecoveryCodes(user.uin) });
     },
   );

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { userTarget } from '../../../domain/audit.js';
 import { sessionView } from '../../../domain/sessions.js';
 import { notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -29,7 +30,12 @@ export const sessionRoutes: RoutePlugin = async (app, { ctx }) => {
         throw notFound('you have no session with this id');
       }
       if (request.params.id === session.sid) clearSessionCookie(ctx, reply);
-      request.log.info({ uin: user.uin }, 'signed out one session');
+      await ctx.audit.record({
+        action: 'session_ended',
+        actorUin: user.uin,
+        target: userTarget(user.uin),
+        request,
+      });
       return ok({});
     },
   );

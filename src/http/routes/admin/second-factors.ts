@@ -3,6 +3,7 @@
  * second factor of a user who lost them (phone and recovery codes); the user then signs in with the password
  * alone and enrols again.
  */
+import { userTarget } from '../../../domain/audit.js';
 import { isValidUin } from '../../../domain/users.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -21,11 +22,12 @@ export const adminSecondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
         throw badRequest(`uin must be a positive whole number up to ${Number.MAX_SAFE_INTEGER}`);
       if (!(await ctx.store.users.find(uin))) throw notFound('no such user');
       await ctx.secondFactors.removeAll(uin);
-      // The audit trail records this once it exists; until then, the log does.
-      request.log.info(
-        { admin: currentAdmin(request).uin, uin },
-        'admin removed the second factors of a user',
-      );
+      await ctx.audit.record({
+        action: 'second_factors_removed_by_admin',
+        actorUin: currentAdmin(request).uin,
+        target: userTarget(uin),
+        request,
+      });
       return ok({});
     },
   );

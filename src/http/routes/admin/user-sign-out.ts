@@ -1,4 +1,6 @@
+import { userTarget } from '../../../domain/audit.js';
 import { ok } from '../../responses.js';
+import { currentAdmin } from './require-admin.js';
 import { notFound } from '../../api-error.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { UinParams, rejectBody } from './schemas.js';
@@ -18,7 +20,13 @@ export const adminUserSignOutRoutes: RoutePlugin = async (app, { ctx }) => {
         throw notFound(`no user with uin ${request.params.uin}`);
       }
       const ended = await ctx.sessions.endAll(uin);
-      request.log.info({ uin, sessions: ended }, 'admin signed a user out everywhere');
+      await ctx.audit.record({
+        action: 'user_signed_out_by_admin',
+        actorUin: currentAdmin(request).uin,
+        target: userTarget(uin),
+        detail: { sessions: ended },
+        request,
+      });
       return ok({ sessions_ended: ended });
     },
   );
