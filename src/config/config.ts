@@ -1,4 +1,5 @@
 import { dirname, join } from 'node:path';
+import { type BrandingConfig, BrandingConfigError, readBranding } from './branding.js';
 
 /**
  * Configuration is read from the environment exactly once, here, and validated into one typed object
@@ -40,6 +41,8 @@ export interface Config {
    */
   readonly shutdownTimeout: number;
   readonly secretKey: SecretKeySource;
+  /** The school's name, logo, colour and helpdesk, shown on every page (GET /v1/branding). */
+  readonly branding: BrandingConfig;
 }
 
 export class ConfigError extends Error {
@@ -165,6 +168,15 @@ function readSecretKey(env: Env, database: DatabaseConfig): SecretKeySource {
   return { kind: 'file', path: join(dirname(database.file), 'secret.key'), createIfMissing: true };
 }
 
+function brandingOf(env: Env): BrandingConfig {
+  try {
+    return readBranding(env);
+  } catch (error) {
+    if (error instanceof BrandingConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** Reads and validates the configuration; throws a ConfigError with a one-line message on a bad value. */
 export function loadConfig(env: Env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
@@ -185,5 +197,6 @@ export function loadConfig(env: Env): Config {
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
     secretKey: readSecretKey(env, database),
+    branding: brandingOf(env),
   };
 }

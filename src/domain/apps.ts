@@ -13,6 +13,8 @@ export function appView(app: AppRecord): AppView {
     created_at: new Date(app.createdAt).toISOString(),
     disabled: app.disabled,
     allow_refresh_tokens: app.allowRefreshTokens,
+    listed: app.listed ?? false,
+    homepage_url: app.homepageUrl ?? null,
   };
 }
 
@@ -20,6 +22,8 @@ export interface NewApp {
   readonly name: string;
   readonly emoji: string;
   readonly redirectUris: readonly string[];
+  readonly listed?: boolean;
+  readonly homepageUrl?: string | null;
 }
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
@@ -46,6 +50,8 @@ export class AppService {
         createdAt: this.clock.now(),
         disabled: false,
         allowRefreshTokens: true,
+        listed: input.listed ?? false,
+        homepageUrl: input.homepageUrl ?? null,
       };
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };
@@ -72,5 +78,20 @@ export class AppService {
     }
     if (!constantTimeEqual(presented, app.secretHash)) return undefined;
     return app.disabled ? undefined : app;
+  }
+}
+
+/**
+ * Where an app's launcher tile leads: its homepage when an admin set one, else the origin of its first
+ * redirect URI (the app's own site); undefined when it has neither.
+ */
+export function launcherUrl(app: AppRecord): string | undefined {
+  if (app.homepageUrl) return app.homepageUrl;
+  const first = app.redirectUris[0];
+  if (first === undefined) return undefined;
+  try {
+    return `${new URL(first).origin}/`;
+  } catch {
+    return undefined;
   }
 }

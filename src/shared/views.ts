@@ -32,6 +32,10 @@ export interface AppView {
   readonly created_at: string;
   readonly disabled: boolean;
   readonly allow_refresh_tokens: boolean;
+  /** Shown to every signed-in user in the home page's app launcher. */
+  readonly listed: boolean;
+  /** Where its launcher tile leads; null: the origin of its first redirect URI. */
+  readonly homepage_url: string | null;
 }
 
 /** What the consent page shows about the app asking (`GET /v1/oauth2/app-info`). */

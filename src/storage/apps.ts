@@ -29,6 +29,8 @@ export function toApp(row: AppRow): AppRecord {
     createdAt: Number(row.created_at),
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
+    listed: row.listed === 1,
+    homepageUrl: row.homepage_url,
   };
 }
 
@@ -42,6 +44,8 @@ function appRow(app: AppRecord): AppRow {
     created_at: app.createdAt,
     disabled: bit(app.disabled),
     allow_refresh_tokens: bit(app.allowRefreshTokens),
+    listed: bit(app.listed ?? false),
+    homepage_url: app.homepageUrl ?? null,
   };
 }
 
@@ -65,7 +69,17 @@ const findApp: HotPath<FindApp> = {
 };
 
 type AppChanges = Partial<
-  Pick<AppRecord, 'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens'>
+  Pick<
+    AppRecord,
+    | 'name'
+    | 'emoji'
+    | 'secretHash'
+    | 'redirectUris'
+    | 'disabled'
+    | 'allowRefreshTokens'
+    | 'listed'
+    | 'homepageUrl'
+  >
 >;
 
 export class Apps extends Repository implements AppRepository {
@@ -85,6 +99,8 @@ export class Apps extends Repository implements AppRepository {
     if (changes.redirectUris !== undefined) set.redirect_uris = JSON.stringify(changes.redirectUris);
     if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
     if (changes.allowRefreshTokens !== undefined) set.allow_refresh_tokens = bit(changes.allowRefreshTokens);
+    if (changes.listed !== undefined) set.listed = bit(changes.listed);
+    if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     return changed(
       await this.db.updateTable('apps').set(set).where('client_id', '=', clientId).executeTakeFirst(),

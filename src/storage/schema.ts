@@ -20,6 +20,9 @@ export interface AppsTable {
   created_at: number;
   disabled: number;
   allow_refresh_tokens: number;
+  /** 0006-app-launcher: shown to everyone in the launcher (0/1), and where its tile leads. */
+  listed: number;
+  homepage_url: string | null;
 }
 
 export interface SessionsTable {

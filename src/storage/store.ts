@@ -28,6 +28,10 @@ export interface AppRecord {
   readonly disabled: boolean;
   /** docs/interface.md#openid-connect: refresh tokens are issued for `offline_access` unless an admin switched them off. */
   readonly allowRefreshTokens: boolean;
+  /** Shown to every signed-in user in the home page's app launcher (absent: not listed). */
+  readonly listed?: boolean;
+  /** Where the app's launcher tile leads (absent or null: the origin of its first redirect URI). */
+  readonly homepageUrl?: string | null;
 }
 
 export interface SessionRecord {
@@ -156,7 +160,17 @@ export interface AppRepository {
   update(
     clientId: string,
     changes: Partial<
-      Pick<AppRecord, 'name' | 'emoji' | 'secretHash' | 'redirectUris' | 'disabled' | 'allowRefreshTokens'>
+      Pick<
+        AppRecord,
+        | 'name'
+        | 'emoji'
+        | 'secretHash'
+        | 'redirectUris'
+        | 'disabled'
+        | 'allowRefreshTokens'
+        | 'listed'
+        | 'homepageUrl'
+      >
     >,
   ): Promise<boolean>;
   /** Deletes the app and everything issued to it (codes, tokens, consents). */

@@ -22,6 +22,8 @@ interface AppJson {
   created_at: string;
   disabled: boolean;
   allow_refresh_tokens: boolean;
+  listed: boolean;
+  homepage_url: string | null;
 }
 
 interface UserJson {
@@ -160,6 +162,8 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         created_at: expect.stringMatching(ISO_MS),
         disabled: false,
         allow_refresh_tokens: true,
+        listed: false,
+        homepage_url: null,
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();

@@ -16,6 +16,10 @@ import type {
 import { type OpenedStore, openFreshStore } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/fixture.js';
 import { openStore } from '../../src/storage/open-store.js';
+import { migrationProvider } from '../../src/storage/migrations/index.js';
+
+/** Every migration compiled into the program, in order: a fresh database gets all of them. */
+const MIGRATION_NAMES = Object.keys(await migrationProvider.getMigrations()).sort();
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0, 123);
 const HOUR = 3600_000;
@@ -47,6 +51,8 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     createdAt: NOW,
     disabled: false,
     allowRefreshTokens: true,
+    listed: false,
+    homepageUrl: null,
     ...overrides,
   };
 }
@@ -133,7 +139,7 @@ describeEachDatabase('Store', (database) => {
     it('applies the migrations on an empty database, then is a no-op the second time', async () => {
       const fresh = await openFreshStore(database);
       try {
-        expect(await fresh.store.migrate()).toEqual(['0001-initial']);
+        expect(await fresh.store.migrate()).toEqual(MIGRATION_NAMES);
         await fresh.store.users.insert(user(10001));
         expect(await fresh.store.migrate()).toEqual([]);
         expect(await fresh.store.users.find(10001)).toEqual(user(10001));
@@ -148,7 +154,7 @@ describeEachDatabase('Store', (database) => {
         const second = openStore({ kind: 'postgres', url: fresh.url });
         try {
           const [a, b] = await Promise.all([fresh.store.migrate(), second.migrate()]);
-          expect([...a, ...b]).toEqual(['0001-initial']);
+          expect([...a, ...b]).toEqual(MIGRATION_NAMES);
           await expect(second.users.insert(user(10001))).resolves.toBe(true);
         } finally {
           await second.close();
@@ -161,8 +167,8 @@ describeEachDatabase('Store', (database) => {
         const first = await openFreshStore(database);
         const second = await openFreshStore(database);
         try {
-          expect(await first.store.migrate()).toEqual(['0001-initial']);
-          expect(await second.store.migrate()).toEqual(['0001-initial']);
+          expect(await first.store.migrate()).toEqual(MIGRATION_NAMES);
+          expect(await second.store.migrate()).toEqual(MIGRATION_NAMES);
         } finally {
           await second.dispose();
           await first.dispose();
@@ -319,6 +325,8 @@ describeEachDatabase('Store', (database) => {
           ],
           disabled: true,
           allowRefreshTokens: false,
+          listed: true,
+          homepageUrl: 'https://library.example.edu/',
         });
         expect(await store.apps.insert(record)).toBe(true);
         expect(await store.apps.find('7RYtLq8VA45Fiprc')).toEqual(record);
@@ -363,6 +371,15 @@ describeEachDatabase('Store', (database) => {
           disabled: true,
           allowRefreshTokens: false,
         });
+        expect(await store.apps.update('a1', { listed: true, homepageUrl: 'https://a1.example.edu/' })).toBe(
+          true,
+        );
+        expect(await store.apps.find('a1')).toMatchObject({
+          listed: true,
+          homepageUrl: 'https://a1.example.edu/',
+        });
+        expect(await store.apps.update('a1', { homepageUrl: null })).toBe(true);
+        expect((await store.apps.find('a1'))?.homepageUrl).toBeNull();
         expect(await store.apps.update('a1', {})).toBe(true);
         expect(await store.apps.update('missing', { name: 'x' })).toBe(false);
         expect(await store.apps.update('missing', {})).toBe(false);

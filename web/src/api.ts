@@ -15,10 +15,12 @@ import type {
   SignedInView,
   UserView,
 } from '../../src/shared/views';
+import type { BrandingView, InvalidLinkReason, LauncherAppView } from '../../src/shared/pages';
 
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
 export type { AdminUserView, AppInfoView, AppView, ConsentView, SignedInView, UserView };
+export type { BrandingView, InvalidLinkReason, LauncherAppView };
 
 /** The authorization request's parameters, passed through to `POST /v1/oauth2/authorize` unchanged. */
 export interface AuthorizationParams {
@@ -59,6 +61,8 @@ export class ApiError extends Error {
     message: string,
     /** Seconds from `Retry-After` on a 429, when the server sent it. */
     readonly retryAfter?: number,
+    /** The envelope's `data` of an error answer (`{}` for most; code 3 says `reason` and `name`). */
+    readonly data: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
@@ -99,6 +103,9 @@ async function call<T>(method: Method, path: string, body?: unknown): Promise<T>
       code,
       typeof envelope.msg === 'string' ? envelope.msg : `HTTP ${response.status}`,
       Number.isFinite(retryAfter) ? retryAfter : undefined,
+      typeof envelope.data === 'object' && envelope.data !== null
+        ? (envelope.data as Record<string, unknown>)
+        : {},
     );
   }
   return envelope.data as T;
@@ -125,6 +132,10 @@ export const api = {
     call<object>('POST', '/v1/account/password', { current_password, new_password }),
   consents: () => call<{ consents: ConsentView[] }>('GET', '/v1/account/consents'),
   revokeConsent: (clientId: string) => call<object>('DELETE', `/v1/account/consents/${enc(clientId)}`),
+  /** The home page's app launcher: authorized and listed apps. */
+  launcherApps: () => call<{ apps: LauncherAppView[] }>('GET', '/v1/account/apps'),
+  /** The school's name, logo, colour and helpdesk (public). */
+  branding: () => call<BrandingView>('GET', '/v1/branding'),
 
   // Authorization page
   /** `scope`: what the app asks for now; a remembered consent counts only if it covers all of it. */
@@ -138,11 +149,21 @@ export const api = {
 
   // Admin: applications
   listApps: () => call<{ apps: AppView[] }>('GET', '/v1/admin/apps'),
-  createApp: (app: { name: string; emoji: string; redirect_uris: string[] }) =>
-    call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
+  createApp: (app: {
+    name: string;
+    emoji: string;
+    redirect_uris: string[];
+    listed?: boolean;
+    homepage_url?: string | null;
+  }) => call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
     clientId: string,
-    patch: Partial<Pick<AppView, 'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens'>>,
+    patch: Partial<
+      Pick<
+        AppView,
+        'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens' | 'listed' | 'homepage_url'
+      >
+    >,
   ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
   rotateSecret: (clientId: string) =>
     call<{ client_id: string; client_secret: string }>(

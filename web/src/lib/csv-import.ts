@@ -2,6 +2,8 @@
  * CSV import of users (README "Admin API"): `uin,password,user_group`, header optional. Parsed in the
  * browser with papaparse; rows that cannot be sent (not a number, unknown group, …) get their error here,
  * the rest go to `POST /v1/admin/users/import` in chunks, and every row ends with one result.
+ * Every cell is trimmed the same way, the password too (the dialog says so): a padded password cell, as a
+ * spreadsheet leaves after "a, b, c", would otherwise create a user whose password nobody can type.
  */
 import Papa from 'papaparse';
 import { api, USER_GROUPS, type ImportResult, type ImportRow } from '../api';
@@ -27,7 +29,8 @@ export function parseUsersCsv(text: string): ParsedImport {
   parsed.data.forEach((cells, index) => {
     const line = index + 1;
     if (cells.every((cell) => cell.trim() === '')) return;
-    const [uinText = '', password = '', group = ''] = cells;
+    const [uinText = '', rawPassword = '', group = ''] = cells;
+    const password = rawPassword.trim();
     if (!seenData && uinText.trim().toLowerCase() === 'uin') {
       seenData = true; // the optional header line
       return;

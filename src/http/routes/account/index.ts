@@ -1,5 +1,6 @@
 import type { RoutePlugin } from '../../route-plugin.js';
 import { consentRoutes } from './consents.js';
+import { launcherRoutes } from './launcher.js';
 import { loginRoutes } from './login.js';
 import { passwordRoutes } from './password.js';
 
@@ -8,4 +9,5 @@ export const accountRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(loginRoutes, { ctx });
   await app.register(passwordRoutes, { ctx });
   await app.register(consentRoutes, { ctx });
+  await app.register(launcherRoutes, { ctx });
 };

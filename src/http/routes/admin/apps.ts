@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { appView } from '../../../domain/apps.js';
 import { isSingleEmoji } from '../../../domain/emoji.js';
-import { redirectUrisProblem } from '../../../domain/redirect-uris.js';
+import { redirectUriProblem, redirectUrisProblem } from '../../../domain/redirect-uris.js';
 import type { AppRecord } from '../../../storage/store.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -24,6 +24,14 @@ function checkedEmoji(emoji: string): string {
   return emoji;
 }
 
+/** A launcher tile's address follows the redirect URI rules: https (http only for loopback), no fragment. */
+function checkedHomepageUrl(url: string | null): string | null {
+  if (url === null || url.trim() === '') return null;
+  const problem = redirectUriProblem(url.trim());
+  if (problem) throw badRequest(`homepage_url ${problem}`);
+  return url.trim();
+}
+
 function checkedRedirectUris(uris: readonly string[]): string[] {
   const problem = redirectUrisProblem(uris);
   if (problem) throw badRequest(problem);
@@ -40,6 +48,8 @@ const NewAppBody = Type.Object(
     name: Type.String(),
     emoji: Type.String(),
     redirect_uris: Type.Array(Type.String()),
+    listed: Type.Optional(Type.Boolean()),
+    homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -51,6 +61,8 @@ const AppChangesBody = Type.Object(
     redirect_uris: Type.Optional(Type.Array(Type.String())),
     disabled: Type.Optional(Type.Boolean()),
     allow_refresh_tokens: Type.Optional(Type.Boolean()),
+    listed: Type.Optional(Type.Boolean()),
+    homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -69,11 +81,13 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
   });
 
   app.post('/v1/admin/apps', { schema: { body: NewAppBody }, config: { csrf: true } }, async (request) => {
-    const { name, emoji, redirect_uris } = request.body;
+    const { name, emoji, redirect_uris, listed, homepage_url } = request.body;
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
       redirectUris: checkedRedirectUris(redirect_uris),
+      listed: listed ?? false,
+      homepageUrl: checkedHomepageUrl(homepage_url ?? null),
     });
     // SPEC §1: the secret is shown in full this once; only its hash is stored.
     return ok({ app: appView(created.app), client_secret: created.clientSecret });
@@ -95,9 +109,13 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
         ...(body.redirect_uris !== undefined && { redirectUris: checkedRedirectUris(body.redirect_uris) }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
+        ...(body.listed !== undefined && { listed: body.listed }),
+        ...(body.homepage_url !== undefined && { homepageUrl: checkedHomepageUrl(body.homepage_url) }),
       };
       if (Object.keys(changes).length === 0) {
-        throw badRequest('send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens');
+        throw badRequest(
+          'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, listed, homepage_url',
+        );
       }
       if (!(await ctx.store.apps.update(clientId, changes)))
         throw notFound(`no app with client_id ${clientId}`);
