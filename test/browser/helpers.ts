@@ -48,7 +48,8 @@ export interface Sso {
   stop(): Promise<void>;
 }
 
-export async function startSso(): Promise<Sso> {
+/** `env`: extra configuration, e.g. the BRAND_* variables. */
+export async function startSso(extraEnv: Readonly<Record<string, string>> = {}): Promise<Sso> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build:server\` first`);
   if (!existsSync(join(ROOT, 'dist/web/index.html')))
     throw new Error('dist/web is missing: run `npm run build:web` first');
@@ -62,6 +63,7 @@ export async function startSso(): Promise<Sso> {
     BASE_URL: baseUrl,
     DATABASE_URL: `sqlite:${join(dir, 'sso.sqlite')}`,
     LOG_LEVEL: 'warn',
+    ...extraEnv,
   };
 
   const cli = (args: readonly string[], input?: string): Promise<string> =>
@@ -233,6 +235,23 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
           .map((node) => node.target.join(' '))
           .join(' | ')}`,
     );
+}
+
+/**
+ * Every axe violation, of any impact, of WCAG 2.0–2.2 A/AA and axe's best practices (dialog names, regions,
+ * scrollable regions): the pages are checked against all of them.
+ */
+export async function a11yViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
+  return result.violations.map(
+    (violation) =>
+      `${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes
+        .slice(0, 3)
+        .map((node) => `${node.target.join(' ')} ${node.failureSummary ?? ''}`)
+        .join(' | ')}`,
+  );
 }
 
 /** Saves the page at phone (375×812) and desktop (1280×800) size, then restores desktop size. */

@@ -67,5 +67,6 @@ export const themeOverrides = computed<GlobalThemeOverrides>(() => {
     Checkbox: { border: `1px solid ${CONTROL_BORDER}`, boxShadowFocus: focusRing },
     Switch: { boxShadowFocus: focusRing },
     Button: { border: `1px solid ${CONTROL_BORDER}` },
+    Empty: { textColor: '#575c62' },
   };
 });
