@@ -68,5 +68,6 @@ export const themeOverrides = computed<GlobalThemeOverrides>(() => {
     Switch: { boxShadowFocus: focusRing },
     Button: { border: `1px solid ${CONTROL_BORDER}` },
     Empty: { textColor: '#575c62' },
+    Form: { feedbackTextColor: '#454a50' },
   };
 });
