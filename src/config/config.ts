@@ -1,10 +1,11 @@
 import { isIP } from 'node:net';
+import { dirname, join } from 'node:path';
+import { type BrandingConfig, BrandingConfigError, readBranding } from './branding.js';
 
 /**
  * Configuration is read from the environment exactly once, here, and validated into one typed object
  * (docs/interface.md#configuration). Nothing else in the code base reads `process.env`.
  */
-import { dirname, join } from 'node:path';
 import { USER_GROUPS } from '../shared/users.js';
 
 export type DatabaseConfig =
@@ -88,6 +89,8 @@ export interface Config {
   readonly mfaRequiredGroups: readonly string[];
   /** Days the audit trail keeps an event (docs/interface.md#people-groups-and-audit). */
   readonly auditRetentionDays: number;
+  /** The school's name, logo, colour and helpdesk, shown on every page (GET /v1/branding). */
+  readonly branding: BrandingConfig;
 }
 
 export type TrustProxy = false | number | readonly string[];
@@ -287,6 +290,15 @@ function readMfaRequiredGroups(env: Env): readonly string[] {
   return groups;
 }
 
+function brandingOf(env: Env): BrandingConfig {
+  try {
+    return readBranding(env);
+  } catch (error) {
+    if (error instanceof BrandingConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** Reads and validates the configuration; throws a ConfigError with a one-line message on a bad value. */
 export function loadConfig(env: Env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
@@ -311,5 +323,6 @@ export function loadConfig(env: Env): Config {
     secretKey: readSecretKey(env, database),
     mfaRequiredGroups: readMfaRequiredGroups(env),
     auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
+    branding: brandingOf(env),
   };
 }

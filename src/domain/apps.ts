@@ -20,6 +20,8 @@ export function appView(app: AppRecord): AppView {
       at: new Date(app.backchannelLogoutLast.at).toISOString(),
       result: app.backchannelLogoutLast.result,
     },
+    listed: app.listed ?? false,
+    homepage_url: app.homepageUrl ?? null,
   };
 }
 
@@ -40,6 +42,8 @@ export interface NewApp {
   readonly allowedGroups?: readonly string[];
   readonly postLogoutRedirectUris?: readonly string[] | undefined;
   readonly backchannelLogoutUri?: string | null | undefined;
+  readonly listed?: boolean;
+  readonly homepageUrl?: string | null;
 }
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
@@ -70,6 +74,8 @@ export class AppService {
         ...NO_LOGOUT_URIS,
         postLogoutRedirectUris: [...(input.postLogoutRedirectUris ?? [])],
         backchannelLogoutUri: input.backchannelLogoutUri ?? null,
+        listed: input.listed ?? false,
+        homepageUrl: input.homepageUrl ?? null,
       };
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };
@@ -113,5 +119,20 @@ export class AppService {
     }
     if (!constantTimeEqual(presented, app.secretHash)) return undefined;
     return app.disabled ? undefined : app;
+  }
+}
+
+/**
+ * Where an app's launcher tile leads: its homepage when an admin set one, else the origin of its first
+ * redirect URI (the app's own site); undefined when it has neither.
+ */
+export function launcherUrl(app: AppRecord): string | undefined {
+  if (app.homepageUrl) return app.homepageUrl;
+  const first = app.redirectUris[0];
+  if (first === undefined) return undefined;
+  try {
+    return `${new URL(first).origin}/`;
+  } catch {
+    return undefined;
   }
 }

@@ -5,7 +5,7 @@
  * Handlers return data or throw a typed error (`OAuthError`, `ApiError`); they never build error JSON.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InsufficientScope, InvalidToken, OAuthError } from '../oauth/errors.js';
+import { InsufficientScope, InvalidClientOrRedirect, InvalidToken, OAuthError } from '../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../oauth/tokens.js';
 import { EnvelopeCode } from '../shared/envelope.js';
 import { isDatabaseUnavailable } from '../storage/database-errors.js';
@@ -68,7 +68,11 @@ function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
     // The page's calls (an unknown client or redirect URI on the consent page): the description alone.
     return {
       status: error.status,
-      body: { code: error.envelopeCode, msg: error.description, data: {} },
+      body: {
+        code: error.envelopeCode,
+        msg: error.description,
+        data: error instanceof InvalidClientOrRedirect ? error.envelopeData : {},
+      },
       headers,
     };
   }

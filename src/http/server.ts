@@ -15,6 +15,7 @@ import { recordRoutes } from './plugins/method-not-allowed.js';
 import { errorHandler, render } from './responses.js';
 import { accountRoutes } from './routes/account/index.js';
 import { adminRoutes } from './routes/admin/index.js';
+import { brandingRoutes } from './routes/branding.js';
 import { healthRoutes } from './routes/health.js';
 import { oauth2Routes } from './routes/oauth2/index.js';
 import { webPages } from './routes/web-pages.js';
@@ -125,6 +126,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(accountRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
   await app.register(oauth2Routes, { ctx });
+  await app.register(brandingRoutes, { ctx });
   await app.register(webPages, { ctx });
   return app;
 }

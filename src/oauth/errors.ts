@@ -4,6 +4,7 @@
  * from them in exactly one place each: `src/http/responses.ts`.
  */
 import { EnvelopeCode } from '../shared/envelope.js';
+import type { InvalidLinkReason } from '../shared/pages.js';
 
 /** RFC 6749 §4.1.2.1 / §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1 error codes. */
 export type OAuthErrorCode =
@@ -155,4 +156,19 @@ export class InvalidClientOrRedirect extends OAuthError {
   readonly status = 400;
   readonly envelopeCode = EnvelopeCode.InvalidClientOrRedirect;
   override readonly allowRedirect = false;
+
+  constructor(
+    description: string,
+    /** Which of the three causes, for the page (the envelope's `data.reason`). */
+    readonly reason: InvalidLinkReason,
+    /** The app's name when the client exists (the envelope's `data.name`). */
+    readonly appName?: string,
+  ) {
+    super(description);
+  }
+
+  /** The envelope's `data`: the page says which cause, and names the app when it exists. */
+  get envelopeData(): { reason: InvalidLinkReason; name?: string } {
+    return this.appName === undefined ? { reason: this.reason } : { reason: this.reason, name: this.appName };
+  }
 }

@@ -60,6 +60,10 @@ export interface AppView {
   readonly backchannel_logout_last_attempt: { readonly at: string; readonly result: string } | null;
   /** Back-channel logouts queued for this app and not yet delivered (admin answers only). */
   readonly backchannel_logout_pending?: number;
+  /** Shown to every signed-in user in the home page's app launcher. */
+  readonly listed: boolean;
+  /** Where its launcher tile leads; null: the origin of its first redirect URI. */
+  readonly homepage_url: string | null;
 }
 
 /** A browser session of the signed-in user (`GET /v1/account/sessions`). */

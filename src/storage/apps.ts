@@ -30,6 +30,8 @@ export function toApp(row: AppRow): AppRecord {
       row.backchannel_logout_last_at === null || row.backchannel_logout_last_result === null
         ? null
         : { at: Number(row.backchannel_logout_last_at), result: row.backchannel_logout_last_result },
+    listed: row.listed === 1,
+    homepageUrl: row.homepage_url,
   };
 }
 
@@ -48,6 +50,8 @@ function appRow(app: AppRecord): AppRow {
     backchannel_logout_uri: app.backchannelLogoutUri,
     backchannel_logout_last_at: app.backchannelLogoutLast?.at ?? null,
     backchannel_logout_last_result: app.backchannelLogoutLast?.result ?? null,
+    listed: bit(app.listed ?? false),
+    homepage_url: app.homepageUrl ?? null,
   };
 }
 
@@ -98,6 +102,8 @@ export class Apps extends Repository implements AppRepository {
       set.post_logout_redirect_uris = JSON.stringify(changes.postLogoutRedirectUris);
     }
     if (changes.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = changes.backchannelLogoutUri;
+    if (changes.listed !== undefined) set.listed = bit(changes.listed);
+    if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
     const [updated = 0] = await writeDurably(this.connection, [query.compile()]);

@@ -35,6 +35,9 @@ export interface AppsTable {
   backchannel_logout_uri: string | null;
   backchannel_logout_last_at: number | null;
   backchannel_logout_last_result: string | null;
+  /** 0006-app-launcher: shown to everyone in the launcher (0/1), and where its tile leads. */
+  listed: number;
+  homepage_url: string | null;
 }
 
 export interface SessionsTable {

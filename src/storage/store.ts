@@ -71,6 +71,10 @@ export interface AppRecord {
   readonly backchannelLogoutUri: string | null;
   /** The last back-channel delivery attempt to this app, for its admin page. */
   readonly backchannelLogoutLast: LogoutAttempt | null;
+  /** Shown to every signed-in user in the home page's app launcher (absent: not listed). */
+  readonly listed?: boolean;
+  /** Where the app's launcher tile leads (absent or null: the origin of its first redirect URI). */
+  readonly homepageUrl?: string | null;
 }
 
 export interface LogoutAttempt {
@@ -353,6 +357,8 @@ export interface AppRepository {
         | 'postLogoutRedirectUris'
         | 'backchannelLogoutUri'
         | 'allowedGroups'
+        | 'listed'
+        | 'homepageUrl'
       >
     >,
   ): Promise<boolean>;

@@ -245,6 +245,23 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
     );
 }
 
+/**
+ * Every axe violation, of any impact, of WCAG 2.0–2.2 A/AA and axe's best practices (dialog names, regions,
+ * scrollable regions): the pages are checked against all of them.
+ */
+export async function a11yViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
+  return result.violations.map(
+    (violation) =>
+      `${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes
+        .slice(0, 3)
+        .map((node) => `${node.target.join(' ')} ${node.failureSummary ?? ''}`)
+        .join(' | ')}`,
+  );
+}
+
 /** Saves the page at phone (375×812) and desktop (1280×800) size, then restores desktop size. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });

@@ -293,4 +293,65 @@ describe('loadConfig', () => {
       expect(text).not.toContain('hunter2');
     });
   });
+
+  describe('branding', () => {
+    it('is neutral by default: no name, logo, colour or helpdesk', () => {
+      expect(loadConfig({}).branding).toEqual({
+        name: undefined,
+        logoUrl: undefined,
+        logoFile: undefined,
+        color: undefined,
+        helpdesk: undefined,
+      });
+    });
+
+    it('reads BRAND_NAME, BRAND_LOGO_URL, BRAND_COLOR (lower-cased) and HELPDESK', () => {
+      expect(
+        loadConfig({
+          BRAND_NAME: ' 实验中学 ',
+          BRAND_LOGO_URL: '/static/logo.svg',
+          BRAND_COLOR: '#1F5F8B',
+          HELPDESK: 'IT office, room 101, ext. 4321',
+        }).branding,
+      ).toEqual({
+        name: '实验中学',
+        logoUrl: '/static/logo.svg',
+        logoFile: undefined,
+        color: '#1f5f8b',
+        helpdesk: 'IT office, room 101, ext. 4321',
+      });
+    });
+
+    it('serves BRAND_LOGO_FILE at /v1/branding/logo', () => {
+      expect(loadConfig({ BRAND_LOGO_FILE: '/etc/campus-sso/logo.png' }).branding).toMatchObject({
+        logoUrl: '/v1/branding/logo',
+        logoFile: '/etc/campus-sso/logo.png',
+      });
+    });
+
+    it('accepts a data:image URL as the logo', () => {
+      const url = 'data:image/svg+xml;base64,PHN2Zy8+';
+      expect(loadConfig({ BRAND_LOGO_URL: url }).branding.logoUrl).toBe(url);
+    });
+
+    it.each([
+      [{ BRAND_COLOR: 'red' }, /^BRAND_COLOR must be a colour #rrggbb/],
+      [{ BRAND_COLOR: '#ffcc00' }, /^BRAND_COLOR #ffcc00 is too light: 1\.\d\d:1 against white/],
+      [
+        { BRAND_LOGO_URL: 'https://cdn.example.com/logo.png' },
+        /^BRAND_LOGO_URL must be a path on this server/,
+      ],
+      [{ BRAND_LOGO_URL: '//cdn.example.com/logo.png' }, /^BRAND_LOGO_URL must be a path on this server/],
+      [{ BRAND_LOGO_URL: 'data:text/html,<script>' }, /^BRAND_LOGO_URL must be a path on this server/],
+      [{ BRAND_LOGO_FILE: '/logo.exe' }, /^BRAND_LOGO_FILE must be a \.png/],
+      [
+        { BRAND_LOGO_URL: '/a.png', BRAND_LOGO_FILE: '/b.png' },
+        /^set BRAND_LOGO_URL or BRAND_LOGO_FILE, not both$/,
+      ],
+      [{ BRAND_NAME: 'x'.repeat(65) }, /^BRAND_NAME must be at most 64 characters$/],
+      [{ HELPDESK: 'call\u0007us' }, /^HELPDESK must not contain control characters$/],
+    ])('%j → %s', (env, message) => {
+      expect(problem(env)).toMatch(message);
+    });
+  });
 });

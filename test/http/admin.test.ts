@@ -26,6 +26,8 @@ interface AppJson {
   backchannel_logout_uri: string | null;
   backchannel_logout_last_attempt: { at: string; result: string } | null;
   backchannel_logout_pending: number;
+  listed: boolean;
+  homepage_url: string | null;
 }
 
 interface UserJson {
@@ -169,6 +171,8 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         backchannel_logout_uri: null,
         backchannel_logout_last_attempt: null,
         backchannel_logout_pending: 0,
+        listed: false,
+        homepage_url: null,
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();

@@ -31,7 +31,7 @@ describe('OAuthError', () => {
     ]) {
       expect(error.allowRedirect, error.name).toBe(true);
     }
-    expect(new InvalidClientOrRedirect('x').allowRedirect).toBe(false);
+    expect(new InvalidClientOrRedirect('x', 'unknown_client').allowRedirect).toBe(false);
   });
 
   it('carries the envelope code the legacy endpoints answer', () => {
@@ -39,16 +39,29 @@ describe('OAuthError', () => {
     expect(new InvalidGrant('x').envelopeCode).toBe(EnvelopeCode.InvalidClientOrGrant);
     expect(new InvalidClient('x').envelopeCode).toBe(EnvelopeCode.InvalidClientOrGrant);
     expect(new InvalidToken('x').envelopeCode).toBe(EnvelopeCode.NotSignedIn);
-    expect(new InvalidClientOrRedirect('x').envelopeCode).toBe(EnvelopeCode.InvalidClientOrRedirect);
+    expect(new InvalidClientOrRedirect('x', 'unknown_client').envelopeCode).toBe(
+      EnvelopeCode.InvalidClientOrRedirect,
+    );
   });
 });
 
 describe('render', () => {
-  it('shows an unknown client or redirect URI to the page as code 3 with the description alone', () => {
-    expect(render(new InvalidClientOrRedirect('unknown or disabled client'), 'envelope')).toEqual({
+  it('shows an unknown client or redirect URI to the page as code 3 with the description and the reason', () => {
+    expect(
+      render(new InvalidClientOrRedirect('unknown or disabled client', 'unknown_client'), 'envelope'),
+    ).toEqual({
       status: 400,
-      body: { code: 3, msg: 'unknown or disabled client', data: {} },
+      body: { code: 3, msg: 'unknown or disabled client', data: { reason: 'unknown_client' } },
       headers: {},
+    });
+  });
+
+  it('names the app in data.name when the client exists', () => {
+    const error = new InvalidClientOrRedirect('unknown or disabled client', 'disabled_client', 'Library');
+    expect(render(error, 'envelope').body).toEqual({
+      code: 3,
+      msg: 'unknown or disabled client',
+      data: { reason: 'disabled_client', name: 'Library' },
     });
   });
 

@@ -300,7 +300,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
       expect(await golden(response)).toEqual({
         status: 400,
         headers: { 'content-type': JSON_TYPE },
-        body: '{"code":3,"msg":"unknown or disabled client","data":{}}',
+        body: '{"code":3,"msg":"unknown or disabled client","data":{"reason":"unknown_client"}}',
       });
     });
   });
@@ -347,7 +347,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
       expect(await golden(response)).toEqual({
         status: 400,
         headers: { 'content-type': JSON_TYPE },
-        body: '{"code":3,"msg":"redirect_uri is not registered for this app","data":{}}',
+        body: '{"code":3,"msg":"redirect_uri is not registered for this app","data":{"reason":"unregistered_redirect_uri","name":"Library"}}',
       });
     });
   });

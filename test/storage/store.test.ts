@@ -18,6 +18,9 @@ import { describeEachDatabase } from '../helpers/fixture.js';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { openStore } from '../../src/storage/open-store.js';
 
+/** Every migration compiled into the program, in order: a fresh database gets all of them. */
+const MIGRATION_NAMES = Object.keys(await migrationProvider.getMigrations()).sort();
+
 /** Every migration's name, in order. */
 const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
 
@@ -61,6 +64,8 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     postLogoutRedirectUris: [],
     backchannelLogoutUri: null,
     backchannelLogoutLast: null,
+    listed: false,
+    homepageUrl: null,
     ...overrides,
   };
 }
@@ -359,6 +364,8 @@ describeEachDatabase('Store', (database) => {
           ],
           disabled: true,
           allowRefreshTokens: false,
+          listed: true,
+          homepageUrl: 'https://library.example.edu/',
         });
         expect(await store.apps.insert(record)).toBe(true);
         expect(await store.apps.find('7RYtLq8VA45Fiprc')).toEqual(record);
@@ -403,6 +410,15 @@ describeEachDatabase('Store', (database) => {
           disabled: true,
           allowRefreshTokens: false,
         });
+        expect(await store.apps.update('a1', { listed: true, homepageUrl: 'https://a1.example.edu/' })).toBe(
+          true,
+        );
+        expect(await store.apps.find('a1')).toMatchObject({
+          listed: true,
+          homepageUrl: 'https://a1.example.edu/',
+        });
+        expect(await store.apps.update('a1', { homepageUrl: null })).toBe(true);
+        expect((await store.apps.find('a1'))?.homepageUrl).toBeNull();
         expect(await store.apps.update('a1', {})).toBe(true);
         expect(await store.apps.update('missing', { name: 'x' })).toBe(false);
         expect(await store.apps.update('missing', {})).toBe(false);

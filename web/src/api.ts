@@ -29,9 +29,12 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
 
+import type { BrandingView, InvalidLinkReason, LauncherAppView } from '../../src/shared/pages';
+
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
 export type { AdminUserView, AppInfoView, AppView, AuditEventView, ConsentView, MeView, SessionView, SignedInView, UserView };
+export type { BrandingView, InvalidLinkReason, LauncherAppView };
 export type { PasskeyView, PendingSignInView, SecondFactorKind, SecondFactorsView };
 
 /** One answer to a pending sign-in (docs/interface.md#second-factor). */
@@ -128,6 +131,8 @@ export class ApiError extends Error {
     message: string,
     /** Seconds from `Retry-After` on a 429, when the server sent it. */
     readonly retryAfter?: number,
+    /** The envelope's `data` of an error answer (`{}` for most; code 3 says `reason` and `name`). */
+    readonly data: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
@@ -179,6 +184,9 @@ async function call<T>(method: Method, path: string, body?: unknown): Promise<T>
       code,
       typeof envelope.msg === 'string' ? envelope.msg : `HTTP ${response.status}`,
       Number.isFinite(retryAfter) ? retryAfter : undefined,
+      typeof envelope.data === 'object' && envelope.data !== null
+        ? (envelope.data as Record<string, unknown>)
+        : {},
     );
   }
   return envelope.data as T;
@@ -213,6 +221,10 @@ export const api = {
     call<object>('POST', '/v1/account/password', { current_password, new_password }),
   consents: () => call<{ consents: ConsentView[] }>('GET', '/v1/account/consents'),
   revokeConsent: (clientId: string) => call<object>('DELETE', `/v1/account/consents/${enc(clientId)}`),
+  /** The home page's app launcher: authorized and listed apps. */
+  launcherApps: () => call<{ apps: LauncherAppView[] }>('GET', '/v1/account/apps'),
+  /** The school's name, logo, colour and helpdesk (public). */
+  branding: () => call<BrandingView>('GET', '/v1/branding'),
 
   // Authorization page
   /** `scope`: what the app asks for now; a remembered consent counts only if it covers all of it. */
@@ -232,14 +244,28 @@ export const api = {
   // Admin: applications
   listApps: () => call<{ apps: AppView[] }>('GET', '/v1/admin/apps'),
   createApp: (
-    app: { name: string; emoji: string; redirect_uris: string[]; allowed_groups?: string[] } & AppLogoutFields,
+    app: {
+      name: string;
+      emoji: string;
+      redirect_uris: string[];
+      allowed_groups?: string[];
+      listed?: boolean;
+      homepage_url?: string | null;
+    } & AppLogoutFields,
   ) => call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
     clientId: string,
     patch: Partial<
       Pick<
         AppView,
-        'name' | 'emoji' | 'redirect_uris' | 'disabled' | 'allow_refresh_tokens' | 'allowed_groups'
+        | 'name'
+        | 'emoji'
+        | 'redirect_uris'
+        | 'disabled'
+        | 'allow_refresh_tokens'
+        | 'allowed_groups'
+        | 'listed'
+        | 'homepage_url'
       >
     > &
       AppLogoutFields,

@@ -5,7 +5,7 @@
  */
 import { computed } from 'vue';
 import { createI18n } from 'vue-i18n';
-import { dateEnUS, dateZhCN, enUS, zhCN } from 'naive-ui';
+import { createLocale, dateEnUS, dateZhCN, enUS, zhCN } from 'naive-ui';
 import en, { type MessageSchema } from './locales/en';
 import zhCNMessages from './locales/zh-CN';
 
@@ -47,9 +47,9 @@ export function currentLocale(): Locale {
   return i18n.global.locale.value;
 }
 
+/** `<html lang>`; the tab title follows the language in AppShell (lib/page-title.ts). */
 function applyToDocument(locale: Locale): void {
   document.documentElement.lang = locale;
-  document.title = i18n.global.t('app.title');
 }
 
 export function setLocale(locale: Locale): void {
@@ -64,8 +64,18 @@ export function setLocale(locale: Locale): void {
 
 applyToDocument(currentLocale());
 
-/** naive-ui's component strings and date strings follow the page's language. */
-export const naiveLocale = computed(() => (i18n.global.locale.value === 'zh-CN' ? zhCN : enUS));
+/**
+ * naive-ui's component strings follow the page's language, without its default "Please Input" / "请输入"
+ * placeholders: an empty field says nothing rather than something generic in a maybe-other language.
+ */
+const NO_PLACEHOLDERS = {
+  Input: { placeholder: '' },
+  Select: { placeholder: '' },
+  InputNumber: { placeholder: '' },
+};
+const naiveZhCN = createLocale(NO_PLACEHOLDERS, zhCN);
+const naiveEnUS = createLocale(NO_PLACEHOLDERS, enUS);
+export const naiveLocale = computed(() => (i18n.global.locale.value === 'zh-CN' ? naiveZhCN : naiveEnUS));
 export const naiveDateLocale = computed(() => (i18n.global.locale.value === 'zh-CN' ? dateZhCN : dateEnUS));
 
 /** Dates as the reader expects them, in their own time zone. */

@@ -5,6 +5,7 @@ import { secondFactor } from './0004-second-factor.js';
 import { readiness } from './0006-readiness.js';
 import { peopleAudit } from './0005-people-audit.js';
 import { sessionsLogout } from './0003-sessions-logout.js';
+import { appLauncher } from './0006-app-launcher.js';
 
 /** Every migration, in order, compiled into the program (no files read at run time). */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-readiness': readiness,
   '0005-people-audit': peopleAudit,
   '0003-sessions-logout': sessionsLogout,
+  '0006-app-launcher': appLauncher,
 };
 
 export const migrationProvider: MigrationProvider = {

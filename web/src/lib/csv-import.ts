@@ -3,6 +3,8 @@
  * optional (with one, the columns may come in any order). Parsed in the
  * browser with papaparse; rows that cannot be sent (not a number, unknown group, …) get their error here,
  * the rest go to `POST /v1/admin/users/import` in chunks, and every row ends with one result.
+ * Every cell is trimmed the same way, the password too (the dialog says so): a padded password cell, as a
+ * spreadsheet leaves after "a, b, c", would otherwise create a user whose password nobody can type.
  */
 import Papa from 'papaparse';
 import { api, USER_GROUPS, type ImportResult, type ImportRow } from '../api';
@@ -72,7 +74,8 @@ export function parseUsersCsv(text: string): ParsedImport {
       ? !badHeader && cells.length === columns.length
       : cells.length >= REQUIRED_COLUMNS && cells.length <= IMPORT_COLUMNS.length;
     const uin = parseUin(byName.get('uin') ?? '');
-    const password = byName.get('password') ?? '';
+    // Every cell is trimmed, passwords too: a padded cell must not create a user who cannot sign in.
+    const password = (byName.get('password') ?? '').trim();
     const userGroup = (byName.get('user_group') ?? '').trim().toLowerCase();
     const problem: RowProblem | undefined = !fits
       ? 'badColumns'

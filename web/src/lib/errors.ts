@@ -1,10 +1,28 @@
-import { ApiError, NetworkError } from '../api';
+import { ApiError, EnvelopeCode, NetworkError } from '../api';
 
 type Translate = (key: string, named?: Record<string, unknown>) => string;
 
-/** A sentence for an error that has no more specific message on the page. */
+/** The locale key (under `errors.`) for each envelope code (docs/interface.md#the-envelope). */
+const CODE_KEYS: Readonly<Record<number, string>> = {
+  [EnvelopeCode.InvalidRequest]: 'invalidRequest',
+  [EnvelopeCode.InvalidClientOrGrant]: 'invalidRequest',
+  [EnvelopeCode.InvalidClientOrRedirect]: 'invalidLink',
+  [EnvelopeCode.NotSignedIn]: 'notSignedIn',
+  [EnvelopeCode.Forbidden]: 'forbidden',
+  [EnvelopeCode.NotFound]: 'notFound',
+  [EnvelopeCode.Conflict]: 'conflict',
+  [EnvelopeCode.Throttled]: 'throttled',
+  [EnvelopeCode.SecondFactorRequired]: 'secondFactor',
+  [EnvelopeCode.PasswordChangeRequired]: 'passwordChange',
+  [EnvelopeCode.Internal]: 'internal',
+};
+
+/**
+ * A sentence for an error that has no more specific message on the page, in the page's language: the
+ * envelope code picks it, so no English server message shows on a Chinese page.
+ */
 export function describeError(t: Translate, error: unknown): string {
   if (error instanceof NetworkError) return t('common.networkError');
-  if (error instanceof ApiError) return t('common.unexpectedError', { msg: error.message });
-  return t('common.unexpectedError', { msg: error instanceof Error ? error.message : String(error) });
+  if (error instanceof ApiError) return t(`errors.${CODE_KEYS[error.code] ?? 'internal'}`);
+  return t('errors.internal');
 }

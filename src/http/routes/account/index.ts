@@ -1,6 +1,7 @@
 import type { RoutePlugin } from '../../route-plugin.js';
 import { activityRoutes } from './activity.js';
 import { consentRoutes } from './consents.js';
+import { launcherRoutes } from './launcher.js';
 import { loginRoutes } from './login.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { passwordRoutes } from './password.js';
@@ -18,4 +19,5 @@ export const accountRoutes: RoutePlugin = async (app, { ctx }) => {
   await app.register(passwordResetRoutes, { ctx });
   await app.register(activityRoutes, { ctx });
   await app.register(sessionRoutes, { ctx });
+  await app.register(launcherRoutes, { ctx });
 };

@@ -7,6 +7,7 @@ import { isSingleEmoji } from '../../../domain/emoji.js';
 import {
   backchannelLogoutUriProblem,
   postLogoutRedirectUrisProblem,
+  redirectUriProblem,
   redirectUrisProblem,
 } from '../../../domain/redirect-uris.js';
 import type { AppView } from '../../../shared/views.js';
@@ -32,6 +33,14 @@ function checkedName(name: string): string {
 function checkedEmoji(emoji: string): string {
   if (!isSingleEmoji(emoji)) throw badRequest('emoji must be exactly one emoji');
   return emoji;
+}
+
+/** A launcher tile's address follows the redirect URI rules: https (http only for loopback), no fragment. */
+function checkedHomepageUrl(url: string | null): string | null {
+  if (url === null || url.trim() === '') return null;
+  const problem = redirectUriProblem(url.trim());
+  if (problem) throw badRequest(`homepage_url ${problem}`);
+  return url.trim();
 }
 
 function checkedRedirectUris(uris: readonly string[]): string[] {
@@ -72,6 +81,8 @@ const NewAppBody = Type.Object(
     redirect_uris: Type.Array(Type.String()),
     allowed_groups: Type.Optional(GroupListSchema),
     ...LOGOUT_FIELDS,
+    listed: Type.Optional(Type.Boolean()),
+    homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -85,6 +96,8 @@ const AppChangesBody = Type.Object(
     allow_refresh_tokens: Type.Optional(Type.Boolean()),
     allowed_groups: Type.Optional(GroupListSchema),
     ...LOGOUT_FIELDS,
+    listed: Type.Optional(Type.Boolean()),
+    homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -123,8 +136,16 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
   });
 
   app.post('/v1/admin/apps', { schema: { body: NewAppBody }, config: { csrf: true } }, async (request) => {
-    const { name, emoji, redirect_uris, allowed_groups, post_logout_redirect_uris, backchannel_logout_uri } =
-      request.body;
+    const {
+      name,
+      emoji,
+      redirect_uris,
+      allowed_groups,
+      post_logout_redirect_uris,
+      backchannel_logout_uri,
+      listed,
+      homepage_url,
+    } = request.body;
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
@@ -132,6 +153,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
       postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
       backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
+      listed: listed ?? false,
+      homepageUrl: checkedHomepageUrl(homepage_url ?? null),
     });
     await auditApp(request, 'app_created', created.app.clientId, { name: created.app.name });
     // docs/interface.md#resources: the secret is shown in full this once; only its hash is stored.
@@ -163,11 +186,14 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
         ...(body.backchannel_logout_uri !== undefined && {
           backchannelLogoutUri: checkedBackchannelLogoutUri(body.backchannel_logout_uri),
         }),
+
+        ...(body.listed !== undefined && { listed: body.listed }),
+        ...(body.homepage_url !== undefined && { homepageUrl: checkedHomepageUrl(body.homepage_url) }),
       };
       if (Object.keys(changes).length === 0) {
         throw badRequest(
           'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
-            'post_logout_redirect_uris, backchannel_logout_uri',
+            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
