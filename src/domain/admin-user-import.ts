@@ -1,7 +1,7 @@
 /**
- * The CSV user import of the management page (SPEC §7, README `POST /v1/admin/users/import`): the page parses
- * the file and sends rows in chunks; every row is checked on its own and answered with its own result, and an
- * existing uin is never overwritten.
+ * The CSV user import of the management page (docs/interface.md#admin-api, `POST /v1/admin/users/import`):
+ * the page parses the file and sends rows in chunks; every row is checked on its own and answered with its
+ * own result, and an existing uin is never overwritten.
  */
 import { USER_GROUPS, type Store, type UserGroup } from '../storage/store.js';
 import { passwordProblem } from './passwords.js';
@@ -43,8 +43,9 @@ type CheckedRow = { readonly valid: ValidRow } | { readonly invalid: ImportResul
 const UIN_RULE = `uin must be a positive whole number up to ${Number.MAX_SAFE_INTEGER}`;
 
 /**
- * A uin from a JSON number or from a CSV cell (a string of digits, surrounding spaces allowed). SPEC §1:
- * positive, at most 2^53−1 — a longer digit string would silently round, so it is refused.
+ * A uin from a JSON number or from a CSV cell (a string of digits, surrounding spaces allowed).
+ * docs/interface.md#user: positive, at most 2^53−1 — a longer digit string would silently round, so it is
+ * refused.
  */
 export function normalizeUin(value: unknown): number | undefined {
   let uin: number;

@@ -1,6 +1,9 @@
 import { InvalidScope } from './errors.js';
 
-/** The scopes campus-sso understands (SPEC §6): OpenID Connect, its profile claims, refresh tokens. */
+/**
+ * The scopes campus-sso understands (docs/interface.md#scopes): OpenID Connect, its profile claims, refresh
+ * tokens.
+ */
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'offline_access'] as const;
 export type Scope = (typeof SUPPORTED_SCOPES)[number];
 

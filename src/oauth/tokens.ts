@@ -1,6 +1,6 @@
 /**
- * Access and refresh tokens: opaque credentials (credentials.ts) stored only under their key (SPEC §1), and
- * the RFC 6749 §5.1 token response built from them.
+ * Access and refresh tokens: opaque credentials (credentials.ts) stored only under their key
+ * (docs/interface.md#access-token-and-refresh-token), and the RFC 6749 §5.1 token response built from them.
  */
 import type { AppContext } from '../app-context.js';
 import { randomToken } from '../domain/crypto.js';

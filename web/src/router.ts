@@ -2,7 +2,10 @@ import { createRouter, createWebHashHistory } from 'vue-router';
 import AuthPage from './pages/AuthPage.vue';
 import HomePage from './pages/HomePage.vue';
 
-/** Hash routing: the server serves one index.html at `/`, and clients link to `/#/auth?…` (SPEC §2). */
+/**
+ * Hash routing: the server serves one index.html at `/`, and clients link to `/#/auth?…`
+ * (docs/interface.md#authorization-page).
+ */
 export const router = createRouter({
   history: createWebHashHistory(),
   routes: [

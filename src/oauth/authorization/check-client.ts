@@ -4,7 +4,8 @@ import type { AuthorizationParams, VerifiedRedirect } from './request.js';
 
 /**
  * The first check, and the only one that may not redirect: until the client and its redirect URI are known
- * good, an error is shown to the user, never sent to a URI (RFC 6749 §4.1.2.1, RFC 9700 §2.1, SPEC §2.1).
+ * good, an error is shown to the user, never sent to a URI (RFC 6749 §4.1.2.1, RFC 9700 §2.1,
+ * docs/interface.md#authorization-page).
  */
 export async function checkClient(ctx: AppContext, params: AuthorizationParams): Promise<VerifiedRedirect> {
   // RFC 6749 §4.1.1: client_id is REQUIRED.
@@ -12,13 +13,14 @@ export async function checkClient(ctx: AppContext, params: AuthorizationParams):
   const app = await ctx.store.apps.find(params.client_id);
   // RFC 6749 §4.1.2.1: "missing, invalid, or mismatching … or if the client identifier is missing or invalid".
   if (!app || app.disabled) throw new InvalidClientOrRedirect('unknown or disabled client');
-  // SPEC §8: an imported app without redirect URIs refuses authorization until an admin registers some.
+  // docs/interface.md#command-line: an imported app without redirect URIs refuses authorization until an
+  // admin registers some.
   if (app.redirectUris.length === 0) {
     throw new InvalidClientOrRedirect(
       'this app has no registered redirect URI; an administrator must register one',
     );
   }
-  // SPEC §2.1: redirect_uri is required (every legacy client sends it).
+  // docs/interface.md#authorization-page: redirect_uri is required (every legacy client sends it).
   if (!params.redirect_uri) throw new InvalidClientOrRedirect('redirect_uri is missing');
   // RFC 9700 §2.1 / §4.1.3: exact string matching against the registered URIs; no open redirect.
   if (!app.redirectUris.includes(params.redirect_uri)) {

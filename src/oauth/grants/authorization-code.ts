@@ -1,6 +1,7 @@
 /**
- * The authorization-code grant (RFC 6749 §4.1.3), shared by the standard token endpoint (SPEC §3) and the
- * legacy JSON one (SPEC §4). Read top to bottom: each requirement is one `if`.
+ * The authorization-code grant (RFC 6749 §4.1.3), shared by the standard token endpoint
+ * (docs/interface.md#token-endpoint) and the legacy JSON one (docs/interface.md#legacy-token-endpoint). Read
+ * top to bottom: each requirement is one `if`.
  */
 import type { AppContext } from '../../app-context.js';
 import { credentialKey } from '../credentials.js';
@@ -25,7 +26,8 @@ export interface AuthorizationCodeExchange {
 export interface AuthorizationCodeOptions {
   /**
    * RFC 6749 §4.1.3: redirect_uri is required when the authorization request carried one (at campus-sso it
-   * always does). The legacy endpoint (SPEC §4) never sent it and is exempt.
+   * always does). The legacy endpoint (docs/interface.md#legacy-token-endpoint) never sent it and
+   * is exempt.
    */
   readonly checkRedirectUri: boolean;
   /** The legacy endpoint answers only an access token, so it issues nothing else. */
@@ -64,7 +66,7 @@ export async function exchangeAuthorizationCode(
       'the authorization code has already been used; the tokens issued from it are revoked',
     );
   }
-  // RFC 6749 §4.1.2: codes are short-lived (SPEC §1: 10 minutes).
+  // RFC 6749 §4.1.2: codes are short-lived (docs/interface.md#authorization-code: 10 minutes).
   if (code.expiresAt <= now) throw new InvalidGrant('the authorization code has expired');
   // RFC 6749 §4.1.3: "if included ensure that their values are identical".
   if (options.checkRedirectUri && exchange.redirectUri !== code.redirectUri) {
@@ -91,7 +93,7 @@ export async function exchangeAuthorizationCode(
     throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
   }
 
-  // A user disabled since signing in gets no tokens (SPEC §1).
+  // A user disabled since signing in gets no tokens (docs/interface.md#user).
   if (!user || user.disabled) throw new InvalidGrant('the user who granted this code is disabled');
 
   const grant: TokenGrant = {
@@ -101,7 +103,8 @@ export async function exchangeAuthorizationCode(
     codeHash,
     amr: code.amr,
   };
-  // SPEC §6 / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
+  // docs/interface.md#scopes / OIDC Core §11: offline_access gets a refresh token, unless an admin switched
+  // them off.
   const withRefreshToken =
     !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
   const familyId = withRefreshToken ? newFamilyId() : null;

@@ -1,6 +1,6 @@
 /**
  * The refresh-token grant (RFC 6749 §6), with rotation at every use and replay detection that revokes the
- * whole family (RFC 9700 §4.14.2, SPEC §6).
+ * whole family (RFC 9700 §4.14.2, docs/interface.md#token-endpoint).
  */
 import type { AppContext } from '../../app-context.js';
 import { credentialKey } from '../credentials.js';
@@ -51,12 +51,13 @@ export async function exchangeRefreshToken(
   if (old.revoked) throw new InvalidGrant('the refresh token has been revoked');
   // RFC 6749 §5.2 invalid_grant: "expired".
   if (old.expiresAt <= now) throw new InvalidGrant('the refresh token has expired');
-  // SPEC §6: an admin can switch refresh tokens off per app; RFC 6749 §5.2 unauthorized_client.
+  // docs/interface.md#admin-api: an admin can switch refresh tokens off per app; RFC 6749 §5.2
+  // unauthorized_client.
   if (!client.allowRefreshTokens) {
     throw new UnauthorizedClient('refresh tokens are switched off for this client');
   }
   const user = await ctx.store.users.find(old.uin);
-  // SPEC §1: a disabled user's tokens stop working.
+  // docs/interface.md#user: a disabled user's tokens stop working.
   if (!user || user.disabled) throw new InvalidGrant('the user who granted this refresh token is disabled');
 
   const scope = narrowedScope(old.scope, exchange.scope);

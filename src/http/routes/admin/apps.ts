@@ -8,7 +8,10 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { ClientIdParams, rejectBody } from './schemas.js';
 
-/** SPEC §1: an app's name is 1–64 characters (after trimming; counted in code points, as JSON Schema does). */
+/**
+ * docs/interface.md#application-oauth-client: an app's name is 1–64 characters (after trimming; counted in
+ * code points, as JSON Schema does).
+ */
 const MAX_NAME_LENGTH = 64;
 
 function checkedName(name: string): string {
@@ -55,7 +58,7 @@ const AppChangesBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `/v1/admin/apps…`: the OAuth 2 applications panel of the management page (SPEC §7). */
+/** `/v1/admin/apps…`: the OAuth 2 applications panel of the management page (docs/interface.md#admin-api). */
 export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
   async function findApp(clientId: string): Promise<AppRecord> {
     const found = await ctx.store.apps.find(clientId);
@@ -75,7 +78,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       emoji: checkedEmoji(emoji),
       redirectUris: checkedRedirectUris(redirect_uris),
     });
-    // SPEC §1: the secret is shown in full this once; only its hash is stored.
+    // docs/interface.md#admin-api: the secret is shown in full this once; only its hash is stored.
     return ok({ app: appView(created.app), client_secret: created.clientSecret });
   });
 
@@ -122,7 +125,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       rejectBody(request);
       const { client_id: clientId } = request.params;
-      // The store deletes the app's codes, tokens and consents with it (SPEC §5: its tokens stop working).
+      // The store deletes the app's codes, tokens and consents with it
+      // (docs/interface.md#access-token-and-refresh-token).
       if (!(await ctx.store.apps.delete(clientId))) throw notFound(`no app with client_id ${clientId}`);
       return ok({});
     },

@@ -28,7 +28,9 @@ const ImportBody = Type.Object(
 /** 500 rows of long passwords fit in well under 1 MiB. */
 const IMPORT_BODY_LIMIT = 1024 * 1024;
 
-/** `POST /v1/admin/users/import`: one chunk of the management page's CSV import (SPEC §7). */
+/**
+ * `POST /v1/admin/users/import`: one chunk of the management page's CSV import (docs/interface.md#admin-api).
+ */
 export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/import',
