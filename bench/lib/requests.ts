@@ -46,7 +46,10 @@ export function tokenRequests(
   }));
 }
 
-/** SPEC §4: the legacy JSON exchange (no redirect_uri, credentials in the body). */
+/**
+ * docs/interface.md#legacy-token-endpoint: the legacy JSON exchange (no redirect_uri, credentials in the
+ * body).
+ */
 export function legacyTokenRequests(client: Client, codes: readonly string[]): RequestSource {
   const headers = { 'content-type': 'application/json' };
   return onceEach(codes, (code) => ({
@@ -57,7 +60,7 @@ export function legacyTokenRequests(client: Client, codes: readonly string[]): R
   }));
 }
 
-/** SPEC §2: password sign-in, round-robin over users. */
+/** docs/interface.md#browser-session-api: password sign-in, round-robin over users. */
 export function loginRequests(users: readonly { uin: number; password: string }[]): RequestSource {
   const bodies = users.map((user) => JSON.stringify({ uin: user.uin, password: user.password }));
   let next = 0;
@@ -81,7 +84,10 @@ function parse(body: string): Record<string, unknown> | undefined {
   }
 }
 
-/** SPEC §5: `{"code":0,"msg":"ok","data":{"created_at","uin":<integer>,"user_group"}}`. */
+/**
+ * docs/interface.md#legacy-user-information:
+ * `{"code":0,"msg":"ok","data":{"created_at","uin":<integer>,"user_group"}}`.
+ */
 export function legacyUserInfo(uin: number) {
   return (body: string): string | undefined => {
     const data = parse(body)?.data as Record<string, unknown> | undefined;
@@ -109,7 +115,7 @@ export function tokenResponse(body: string): string | undefined {
   return undefined;
 }
 
-/** SPEC §4: `{"code":0,"msg":"ok","data":{"access_token":"…"}}`. */
+/** docs/interface.md#legacy-token-endpoint: `{"code":0,"msg":"ok","data":{"access_token":"…"}}`. */
 export function legacyTokenResponse(body: string): string | undefined {
   const json = parse(body);
   const data = json?.data as Record<string, unknown> | undefined;
@@ -118,7 +124,7 @@ export function legacyTokenResponse(body: string): string | undefined {
     : 'not a legacy token response';
 }
 
-/** SPEC §2: `data:{"uin","user_group"}`. */
+/** docs/interface.md#browser-session-api: `data:{"uin","user_group"}`. */
 export function loginResponse(body: string): string | undefined {
   const data = parse(body)?.data as Record<string, unknown> | undefined;
   return typeof data?.uin === 'number' && typeof data.user_group === 'string'

@@ -29,7 +29,10 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 const CLIENT_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** SPEC §1: a client_id is 16 characters of [A-Za-z0-9], drawn without modulo bias. */
+/**
+ * docs/interface.md#application-oauth-client: a client_id is 16 characters of [A-Za-z0-9], drawn without
+ * modulo bias.
+ */
 export function randomClientId(): string {
   let id = '';
   for (let i = 0; i < 16; i++) id += CLIENT_ID_ALPHABET[randomInt(CLIENT_ID_ALPHABET.length)];

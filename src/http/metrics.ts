@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Prometheus metrics (SPEC §8): request counts and latencies by route, plus the process's own. */
+/**
+ * Prometheus metrics (docs/operations.md#health-readiness-and-metrics): request counts and latencies by
+ * route, plus the process's own.
+ */
 export function registerMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'campus_sso_' });

@@ -3,8 +3,8 @@
  * each is stored under.
  *
  * A credential is 38 bytes, base64url (51 characters): the issuing millisecond as 6 big-endian bytes, then 32
- * random bytes (256 bits; SPEC §1 asks for ≥ 128). The database keeps only its key: the time prefix in hex,
- * then the SHA-256 hex of the whole credential (76 characters).
+ * random bytes (256 bits; docs/security.md#token-endpoint-and-grants asks for ≥ 128). The database keeps only
+ * its key: the time prefix in hex, then the SHA-256 hex of the whole credential (76 characters).
  *
  * Why the time prefix: keys then arrive in key order, so each index insert lands on the right-most page of its
  * B-tree (as UUIDv7 or ULID keys do) instead of dirtying a random page. With purely random keys a code exchange

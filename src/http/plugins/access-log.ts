@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * One structured line per answered request (SPEC §8). Only the path is logged, never the query string: a
- * misbehaving client may put a code or token there, and nothing secret may reach the logs.
+ * One structured line per answered request (docs/operations.md#logs). Only the path is logged, never the
+ * query string: a misbehaving client may put a code or token there, and nothing secret may reach the logs.
  */
 export function registerAccessLog(app: FastifyInstance): void {
   // With info off (LOG_LEVEL=warn and quieter) no hook at all: it would run on every request for nothing.

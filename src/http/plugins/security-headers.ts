@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/config.js';
 
 /**
- * SPEC §9 and RFC 9700 §4.16: pages cannot be framed, no referrer leaks codes, and scripts come only from
- * this origin. Styles may be inline because the component library injects its CSS at run time.
+ * docs/security.md#browser-sign-in-and-sessions and RFC 9700 §4.16: pages cannot be framed, no referrer leaks
+ * codes, and scripts come only from this origin. Styles may be inline because the component library injects
+ * its CSS at run time.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

@@ -17,9 +17,9 @@ const NAMES = [
 ] as const;
 
 /**
- * SPEC §2: the authorization request's parameters come from the fragment's query (`/#/auth?client_id=…`)
- * or from the real query string (`/?client_id=…#/auth`); the fragment wins when both carry one.
- * Parameters that were not sent stay absent (an empty `state` that was sent is kept, unchanged).
+ * docs/interface.md#authorization-page: the authorization request's parameters come from the fragment's query
+ * (`/#/auth?client_id=…`) or from the real query string (`/?client_id=…#/auth`); the fragment wins when both
+ * carry one. Parameters that were not sent stay absent (an empty `state` that was sent is kept, unchanged).
  */
 export function readAuthorizationParams(
   location: Pick<Location, 'search' | 'hash'>,

@@ -6,7 +6,10 @@ import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 
-/** SPEC §4: `{"client_id","client_secret","code"}`, all strings (checked below, so the message names the field). */
+/**
+ * docs/interface.md#legacy-token-endpoint: `{"client_id","client_secret","code"}`, all strings (checked
+ * below, so the message names the field).
+ */
 const LegacyTokenBody = Type.Object(
   {
     client_id: Type.Optional(Type.String()),
@@ -18,9 +21,10 @@ const LegacyTokenBody = Type.Object(
 );
 
 /**
- * SPEC §4: the legacy token exchange of the previous system (Campux), kept exactly: JSON in, the envelope
- * out, its error codes (1 malformed, 2 client or grant) with a real HTTP status. The grant rules are the
- * standard endpoint's (`exchangeAuthorizationCode`), minus redirect_uri, which legacy clients never sent.
+ * docs/interface.md#legacy-token-endpoint: the legacy token exchange of the previous system (Campux), kept
+ * exactly: JSON in, the envelope out, its error codes (1 malformed, 2 client or grant) with a real HTTP
+ * status. The grant rules are the standard endpoint's (`exchangeAuthorizationCode`), minus redirect_uri,
+ * which legacy clients never sent.
  */
 export const legacyGetAccessTokenRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
@@ -28,7 +32,7 @@ export const legacyGetAccessTokenRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { body: LegacyTokenBody }, config: { errorStyle: 'legacy' } },
     async (request, reply) => {
       const body = request.body;
-      // SPEC §4: all three are required.
+      // docs/interface.md#legacy-token-endpoint: all three are required.
       if (!body.client_id) throw new InvalidRequest('client_id is required');
       if (!body.client_secret) throw new InvalidRequest('client_secret is required');
       if (!body.code) throw new InvalidRequest('code is required');

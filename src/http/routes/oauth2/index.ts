@@ -10,17 +10,20 @@ import { tokenRoutes } from './token.js';
 import { userInfoRoutes } from './userinfo.js';
 import { wellKnownRoutes } from './well-known.js';
 
-/** The OAuth 2.0 / OpenID Connect endpoints (SPEC §2–6), one module per endpoint. */
+/** The OAuth 2.0 / OpenID Connect endpoints (docs/interface.md), one module per endpoint. */
 export const oauth2Routes: RoutePlugin = async (app, { ctx }) => {
-  // SPEC §2: the authorization endpoint and the consent page's calls.
+  // docs/interface.md#authorization-page, #browser-session-api: the authorization endpoint and the consent
+  // page's calls.
   await app.register(authorizeRoutes, { ctx });
   await app.register(appInfoRoutes, { ctx });
-  // SPEC §3, §6: standard token exchange and refresh.
+  // docs/interface.md#token-endpoint: standard token exchange and refresh.
   await app.register(tokenRoutes, { ctx });
-  // SPEC §4, §5: the previous system's interface, kept exactly.
+  // docs/interface.md#legacy-token-endpoint, #legacy-user-information: the previous system's interface, kept
+  // exactly.
   await app.register(legacyGetAccessTokenRoutes, { ctx });
   await app.register(legacyGetUserInfoRoutes, { ctx });
-  // SPEC §6: OpenID Connect and the RFC 7009 / 7662 / 8414 extras.
+  // docs/interface.md#openid-connect, #revocation-and-introspection: OpenID Connect and
+  // the RFC 7009 / 7662 / 8414 extras.
   await app.register(userInfoRoutes, { ctx });
   await app.register(revokeRoutes, { ctx });
   await app.register(introspectRoutes, { ctx });

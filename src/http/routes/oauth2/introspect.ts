@@ -5,7 +5,10 @@ import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { TokenReferenceBody, authenticateFormClient, requireFormBody } from './form-body.js';
 
-/** SPEC §6: RFC 7662 token introspection, client-authenticated (RFC 7662 §2.1). */
+/**
+ * docs/interface.md#revocation-and-introspection: RFC 7662 token introspection, client-authenticated
+ * (RFC 7662 §2.1).
+ */
 export const introspectRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/introspect',

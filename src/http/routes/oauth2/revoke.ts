@@ -4,7 +4,7 @@ import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { TokenReferenceBody, authenticateFormClient, requireFormBody } from './form-body.js';
 
-/** SPEC §6: RFC 7009 token revocation, client-authenticated. */
+/** docs/interface.md#revocation-and-introspection: RFC 7009 token revocation, client-authenticated. */
 export const revokeRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/revoke',

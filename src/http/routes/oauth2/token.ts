@@ -24,7 +24,10 @@ const TokenBody = Type.Object(
   { additionalProperties: true },
 );
 
-/** SPEC §3: the standard token endpoint (RFC 6749 §3.2), answering RFC 6749 §5.1 / §5.2 JSON. */
+/**
+ * docs/interface.md#token-endpoint: the standard token endpoint (RFC 6749 §3.2),
+ * answering RFC 6749 §5.1 / §5.2 JSON.
+ */
 export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/token',

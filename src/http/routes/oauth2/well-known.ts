@@ -2,7 +2,10 @@ import { authorizationServerMetadata } from '../../../oauth/metadata.js';
 import { publicJwks } from '../../../oauth/signing-keys.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 
-/** SPEC §6: RFC 8414 metadata, its OpenID Connect Discovery twin, and the id_token keys (RFC 7517). */
+/**
+ * docs/interface.md#discovery: RFC 8414 metadata, its OpenID Connect Discovery twin, and the id_token keys
+ * (RFC 7517).
+ */
 export const wellKnownRoutes: RoutePlugin = async (app, { ctx }) => {
   const metadata = authorizationServerMetadata(ctx.config);
   app.get(
