@@ -18,7 +18,6 @@ import { describeEachDatabase } from '../helpers/fixture.js';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { openStore } from '../../src/storage/open-store.js';
 
-/** Every migration compiled into the program, in order: a fresh database gets all of them. */
 /** Every migration's name, in order. */
 const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
 
