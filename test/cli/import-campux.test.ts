@@ -16,7 +16,18 @@ import type { CampuxImportReport } from '../../src/domain/campux-import.js';
 import { loadConfig } from '../../src/config/config.js';
 import { type RunningServer, startServer } from '../../src/runtime.js';
 import { Browser } from '../helpers/http.js';
-import { ensureBuilt, runCli } from './cli-process.js';
+import { ensureBuilt, freePort, runCli } from './cli-process.js';
+
+/** A server configuration on a free port whose BASE_URL is the address the test calls (Origin checks). */
+async function serverConfig(databaseUrl: string) {
+  const port = await freePort();
+  return loadConfig({
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'silent',
+  });
+}
 
 const OLD_PASSWORD = 'old-password';
 const QQ_UIN = 1010553892; // > 2^31
@@ -96,9 +107,8 @@ describe('campus-sso import-campux', () => {
     firstReport = JSON.parse(result.stdout) as CampuxImportReport;
 
     // The real server on the imported database.
-    const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent' });
-    server = await startServer(config, { logger: false });
-    baseUrl = server.url.replace('localhost', '127.0.0.1');
+    server = await startServer(await serverConfig(databaseUrl), { logger: false });
+    baseUrl = server.url;
   }, 180_000);
 
   afterAll(async () => {
@@ -349,10 +359,9 @@ describe('campus-sso import-campux --mongo-export DIR', () => {
         },
       });
 
-      const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent' });
-      const imported = await startServer(config, { logger: false });
+      const imported = await startServer(await serverConfig(databaseUrl), { logger: false });
       try {
-        const url = imported.url.replace('localhost', '127.0.0.1');
+        const url = imported.url;
         expect((await new Browser(url).login(QQ_UIN, OLD_PASSWORD)).status).toBe(200);
         expect(await imported.ctx.store.users.find(QQ_UIN)).toMatchObject({
           userGroup: 'admin',

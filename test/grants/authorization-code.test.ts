@@ -174,10 +174,17 @@ describe('exchangeAuthorizationCode', () => {
     );
   });
 
-  it('refuses tokens for a user disabled after approving', async () => {
+  it('refuses tokens for a user whose account is disabled after approving', async () => {
+    const { app, uin, code } = await approved();
+    // The grant's own check, whatever disabled the account (the row itself).
+    await world().ctx.store.users.update(uin, { disabled: true });
+    await expect(exchange(app, code)).rejects.toThrow(/disabled/);
+  });
+
+  it('refuses a code approved before an admin disabled the user: disabling voids it (docs/security.md)', async () => {
     const { app, uin, code } = await approved();
     await world().ctx.users.setDisabled(uin, true);
-    await expect(exchange(app, code)).rejects.toThrow(/disabled/);
+    await expect(exchange(app, code)).rejects.toThrow(InvalidGrant);
   });
 
   it('issues a refresh token for offline_access (OpenID Connect Core §11)', async () => {

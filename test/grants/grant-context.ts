@@ -72,14 +72,14 @@ export function useGrantWorld(): () => GrantWorld {
       },
       async code(app, uin, params = {}) {
         const { session } = await ctx.sessions.start(uin);
-        const redirect = new URL(
-          await decideAuthorization(
-            ctx,
-            session,
-            { client_id: app.clientId, redirect_uri: REDIRECT_URI, ...params },
-            'allow',
-          ),
+        const outcome = await decideAuthorization(
+          ctx,
+          session,
+          { client_id: app.clientId, redirect_uri: REDIRECT_URI, response_type: 'code', ...params },
+          'allow',
         );
+        if (!('redirectTo' in outcome)) throw new Error('the session must sign in again');
+        const redirect = new URL(outcome.redirectTo);
         const code = redirect.searchParams.get('code');
         if (code === null) throw new Error(`no code: ${redirect.href}`);
         return code;

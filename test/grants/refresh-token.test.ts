@@ -104,10 +104,18 @@ describe('exchangeRefreshToken', () => {
     await expect(refresh(strict, refreshToken)).rejects.toBeInstanceOf(UnauthorizedClient);
   });
 
-  it('refuses tokens for a user disabled since the grant', async () => {
+  it('refuses tokens for a user whose account is disabled since the grant', async () => {
+    const { app, uin, refreshToken } = await granted();
+    // The grant's own check, whatever disabled the account (the row itself).
+    await world().ctx.store.users.update(uin, { disabled: true });
+    await expect(refresh(app, refreshToken)).rejects.toThrow(/disabled/);
+  });
+
+  it('refuses a refresh token after an admin disabled the user: disabling revokes it for good', async () => {
     const { app, uin, refreshToken } = await granted();
     await world().ctx.users.setDisabled(uin, true);
-    await expect(refresh(app, refreshToken)).rejects.toThrow(/disabled/);
+    await world().ctx.users.setDisabled(uin, false);
+    await expect(refresh(app, refreshToken)).rejects.toThrow(InvalidGrant);
   });
 
   it('keeps the original scope when none is asked for (RFC 6749 §6)', async () => {
