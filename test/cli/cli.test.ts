@@ -299,7 +299,10 @@ describe('campus-sso serve', () => {
         new_password: 'the new admin passphrase',
       });
       expect(change.status).toBe(200);
-      expect((await browser.call('GET', '/v1/admin/users')).status).toBe(200);
+      // Then an admin needs a second factor before any admin call works (MFA_REQUIRED_GROUPS=admin).
+      const noFactor = await browser.call('GET', '/v1/admin/users');
+      expect([noFactor.status, ((await noFactor.json()) as { code: number }).code]).toEqual([403, 8]);
+      expect((await browser.call('GET', '/v1/account/me')).status).toBe(200);
 
       expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
       expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
