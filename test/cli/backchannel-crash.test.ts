@@ -10,7 +10,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, json } from '../helpers/http.js';
 import { LogoutReceiver } from '../helpers/logout-receiver.js';
-import { DATABASES, freshPostgresSchema } from '../helpers/server.js';
+import { DATABASES, TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
 import { skipUnreachable } from '../helpers/databases.js';
 import { ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
 
@@ -46,6 +46,7 @@ async function signedInToApp(
   const authorized = await browser.call('POST', '/v1/oauth2/authorize', {
     client_id: app.client_id,
     redirect_uri: REDIRECT_URI,
+    response_type: 'code',
     scope: 'openid',
     decision: 'allow',
   });
@@ -82,7 +83,13 @@ describe.each(DATABASES)('back-channel logout across a SIGKILL (%s)', (database)
     }
     const port = await freePort();
     const receiverPort = await freePort();
-    const env = { PORT: String(port), DATABASE_URL: databaseUrl };
+    const env = {
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      // Instances of one PostgreSQL database share the key-encryption key; admins sign in with a password.
+      SECRET_KEY: TEST_SECRET_KEY,
+      MFA_REQUIRED_GROUPS: '',
+    };
     const baseUrl = `http://127.0.0.1:${port}`;
     const receiver = new LogoutReceiver();
     let serve: ServeProcess | undefined;

@@ -107,7 +107,12 @@ export class ServeProcess {
   }
 
   static start(env: Record<string, string>): ServeProcess {
-    return new ServeProcess(spawn(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: cliEnv(env) }));
+    // The tests call 127.0.0.1, so that is the origin state-changing calls must come from (BASE_URL).
+    const withBase =
+      env.PORT !== undefined && env.BASE_URL === undefined
+        ? { ...env, BASE_URL: `http://127.0.0.1:${env.PORT}` }
+        : env;
+    return new ServeProcess(spawn(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: cliEnv(withBase) }));
   }
 
   /** The JSON log lines printed so far. */
