@@ -229,8 +229,22 @@ export function authUrl(params: Record<string, string>): string {
   return `/#/auth?${new URLSearchParams(params).toString()}`;
 }
 
+/** Waits (up to 3 s) for running transitions to end, so axe judges colours as drawn, not mid-fade. */
+export async function settled(page: Page): Promise<void> {
+  // A toast or dialog that the last action opens may start its transition a frame or two later.
+  await page.waitForTimeout(350);
+  await page
+    .waitForFunction(
+      `document.getAnimations().filter((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Infinity).length === 0`,
+      undefined,
+      { timeout: 3000 },
+    )
+    .catch(() => undefined);
+}
+
 /** Serious and critical axe violations of the page as it is now (shadow DOM of the emoji picker included). */
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  await settled(page);
   const result = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
     .analyze();
@@ -250,6 +264,7 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
  * scrollable regions): the pages are checked against all of them.
  */
 export async function a11yViolations(page: Page): Promise<string[]> {
+  await settled(page);
   const result = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
     .analyze();

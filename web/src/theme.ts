@@ -46,6 +46,15 @@ export const themeOverrides = computed<GlobalThemeOverrides>(() => {
       placeholderColor: '#767b82',
       borderRadius: '8px',
     },
+    // Toasts: dark text on white at every moment they are shown (WCAG 1.4.3, 4.5:1).
+    Message: {
+      textColor: '#1f2328',
+      textColorSuccess: '#1f2328',
+      textColorError: '#1f2328',
+      textColorWarning: '#1f2328',
+      textColorInfo: '#1f2328',
+      textColorLoading: '#1f2328',
+    },
     Input: {
       border: `1px solid ${CONTROL_BORDER}`,
       borderHover: `1px solid ${primary}`,
