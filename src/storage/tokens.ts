@@ -252,44 +252,32 @@ export class Tokens extends Repository implements TokenRepository {
   }
 
   async revokeForUserAndApp(uin: number, clientId: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (const table of ['access_tokens', 'refresh_tokens'] as const) {
-        await trx
-          .updateTable(table)
-          .set({ revoked: 1 })
-          .where('uin', '=', uin)
-          .where('client_id', '=', clientId)
-          .execute();
-      }
-    });
+    await this.revokeWhere(['access_tokens', 'refresh_tokens'], { uin, client_id: clientId });
   }
 
   async revokeAllForUser(uin: number): Promise<void> {
-    await this.revokeWhere(['access_tokens', 'refresh_tokens'], 'uin', uin);
+    await this.revokeWhere(['access_tokens', 'refresh_tokens'], { uin });
   }
 
   async revokeForApp(clientId: string): Promise<void> {
-    await this.revokeWhere(['access_tokens', 'refresh_tokens'], 'client_id', clientId);
+    await this.revokeWhere(['access_tokens', 'refresh_tokens'], { client_id: clientId });
   }
 
   async revokeRefreshForApp(clientId: string): Promise<void> {
-    await this.revokeWhere(['refresh_tokens'], 'client_id', clientId);
+    await this.revokeWhere(['refresh_tokens'], { client_id: clientId });
   }
 
-  /** Revokes the unrevoked rows of `tables` whose `column` is `value`, in one transaction (indexed columns). */
+  /** Revokes the unrevoked rows of `tables` that match `match`, in one transaction (indexed columns). */
   private async revokeWhere(
     tables: readonly ('access_tokens' | 'refresh_tokens')[],
-    column: 'uin' | 'client_id',
-    value: number | string,
+    match: { readonly uin?: number; readonly client_id?: string },
   ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       for (const table of tables) {
-        await trx
-          .updateTable(table)
-          .set({ revoked: 1 })
-          .where(column, '=', value)
-          .where('revoked', '=', 0)
-          .execute();
+        let query = trx.updateTable(table).set({ revoked: 1 }).where('revoked', '=', 0);
+        if (match.uin !== undefined) query = query.where('uin', '=', match.uin);
+        if (match.client_id !== undefined) query = query.where('client_id', '=', match.client_id);
+        await query.execute();
       }
     });
   }
