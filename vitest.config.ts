@@ -6,7 +6,8 @@ export default defineConfig({
     // Suites start real servers and databases; two workers fit this 2-core machine.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    testTimeout: 30_000,
+    // Browser and process suites on a loaded 2-core machine: a minute a test before it counts as hung.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
   },

@@ -233,6 +233,11 @@ export function authUrl(params: Record<string, string>): string {
 export async function settled(page: Page): Promise<void> {
   // A toast or dialog that the last action opens may start its transition a frame or two later.
   await page.waitForTimeout(350);
+  // A toast fades out after a few seconds: on a loaded machine axe could catch it half transparent, so the
+  // check waits until the toasts are gone (their text colours are set in web/src/theme.ts).
+  await page
+    .waitForFunction(`document.querySelectorAll('.n-message').length === 0`, undefined, { timeout: 8000 })
+    .catch(() => undefined);
   await page
     .waitForFunction(
       `document.getAnimations().filter((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Infinity).length === 0`,
