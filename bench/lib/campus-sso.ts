@@ -30,6 +30,9 @@ function serverEnv(database: CampusDatabase, port: number): Record<string, strin
     BASE_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: database.url,
     LOG_LEVEL: 'warn',
+    // Instances of one PostgreSQL database share a key-encryption key (docs/interface.md#configuration);
+    // this one protects nothing but the bench's throwaway database.
+    ...(database.url.startsWith('postgres') && { SECRET_KEY: 'campus-sso-bench-key-encryption-key-0123456789' }),
   };
 }
 
