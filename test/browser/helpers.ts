@@ -236,15 +236,28 @@ export async function settled(page: Page): Promise<void> {
   // A toast fades out after a few seconds: on a loaded machine axe could catch it half transparent, so the
   // check waits until the toasts are gone (their text colours are set in web/src/theme.ts).
   await page
-    .waitForFunction(`document.querySelectorAll('.n-message').length === 0`, undefined, { timeout: 8000 })
+    .locator('.n-message')
+    .first()
+    .waitFor({ state: 'detached', timeout: 8000 })
     .catch(() => undefined);
-  await page
-    .waitForFunction(
-      `document.getAnimations().filter((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Infinity).length === 0`,
-      undefined,
-      { timeout: 3000 },
-    )
-    .catch(() => undefined);
+  // Then for running transitions to end. Polled with functions, never strings: the pages' CSP forbids eval.
+  const deadline = Date.now() + 3000;
+  while (Date.now() < deadline) {
+    const running = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { getAnimations(): RunningAnimation[] } }).document;
+      return doc
+        .getAnimations()
+        .filter((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Infinity).length;
+    });
+    if (running === 0) return;
+    await page.waitForTimeout(50);
+  }
+}
+
+/** The little of the Web Animations API that `settled` reads (the tests compile without the DOM lib). */
+interface RunningAnimation {
+  readonly playState: string;
+  readonly effect: { getTiming(): { iterations?: number } } | null;
 }
 
 /** Serious and critical axe violations of the page as it is now (shadow DOM of the emoji picker included). */
