@@ -164,8 +164,25 @@ describe('Users panel: Sign out everywhere', () => {
     await page.goto('/#/admin');
     await page.getByRole('tab', { name: 'Users' }).click();
     await page.getByRole('button', { name: `Sign out everywhere ${MEMBER.uin}` }).click();
+    // The confirmation toast lives three seconds: a loaded machine may not look while it shows, so every
+    // text shown in a toast is recorded from now on (a function evaluated in the page, which the CSP allows).
+    await page.evaluate(() => {
+      const g = globalThis as unknown as {
+        toasts: string[];
+        document: { body: object; querySelectorAll(s: string): { textContent: string | null }[] };
+        MutationObserver: new (callback: () => void) => { observe(target: object, options: object): void };
+      };
+      g.toasts = [];
+      new g.MutationObserver(() => {
+        for (const toast of g.document.querySelectorAll('.n-message')) g.toasts.push(toast.textContent ?? '');
+      }).observe(g.document.body, { childList: true, subtree: true, characterData: true });
+    });
     await page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
-    await page.getByText(`${MEMBER.uin} was signed out of`).waitFor();
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as unknown as { toasts: string[] }).toasts.join('\n')), {
+        timeout: 30_000,
+      })
+      .toContain(`${MEMBER.uin} was signed out of`);
     expect((await member.page.request.get('/v1/account/me')).status()).toBe(401);
     await member.context.close();
     await context.close();
