@@ -62,6 +62,36 @@ export function preparedLookup<K, R, V>(
   };
 }
 
+/**
+ * A SQLite look-up by one key whose row is read by position (better-sqlite3's raw mode), for rows wider
+ * than about 16 columns: better-sqlite3 builds a named row that wide several microseconds slower than the
+ * query itself runs (docs/architecture.md#storage). `columns` names the values in the order `map` reads
+ * them; the statement's own column names are checked against it once, when it is prepared.
+ */
+export function preparedPositionalLookup<K, V>(
+  database: BetterSqlite3.Database,
+  sql: string,
+  columns: readonly string[],
+  map: (values: readonly unknown[]) => V,
+): (key: K) => Promise<V | undefined> {
+  let statement: BetterSqlite3.Statement | undefined;
+  const prepared = (): BetterSqlite3.Statement => {
+    if (statement) return statement;
+    const fresh = database.prepare(sql).raw(true);
+    const answered = fresh.columns().map((column) => column.name);
+    if (answered.join() !== columns.join()) {
+      throw new Error(
+        `positional look-up: expected columns ${columns.join()}, the statement answers ${answered.join()}`,
+      );
+    }
+    return (statement = fresh);
+  };
+  return async (key) => {
+    const values = prepared().get(key) as unknown[] | undefined;
+    return values && map(values);
+  };
+}
+
 export interface BatchedLookup<K, R, V> {
   /** The prepared statement's name. */
   readonly name: string;
