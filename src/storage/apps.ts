@@ -6,10 +6,17 @@
  */
 import type { Selectable } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, batchedLookup, bit, forDialect, preparedLookup, writeDurably } from './connection.js';
+import {
+  Repository,
+  batchedLookup,
+  bit,
+  forDialect,
+  parseList,
+  preparedLookup,
+  writeDurably,
+} from './connection.js';
 import type { Database } from './schema.js';
 import type { AppRecord, AppRepository } from './store.js';
-import { parseGroups } from './users.js';
 
 export type AppRow = Selectable<Database['apps']>;
 
@@ -19,12 +26,12 @@ export function toApp(row: AppRow): AppRecord {
     name: row.name,
     emoji: row.emoji,
     secretHash: row.secret_hash,
-    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    redirectUris: parseList(row.redirect_uris),
     createdAt: Number(row.created_at),
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
-    allowedGroups: parseGroups(row.allowed_groups),
-    postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris) as string[],
+    allowedGroups: parseList(row.allowed_groups),
+    postLogoutRedirectUris: parseList(row.post_logout_redirect_uris),
     backchannelLogoutUri: row.backchannel_logout_uri,
     backchannelLogoutLast:
       row.backchannel_logout_last_at === null || row.backchannel_logout_last_result === null

@@ -6,7 +6,7 @@
  */
 import type { Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, batchedLookup, forDialect, preparedLookup } from './connection.js';
+import { Repository, batchedLookup, forDialect, nullableNumber, preparedLookup } from './connection.js';
 import type { Database } from './schema.js';
 import type {
   AuthorizationCodeRecord,
@@ -37,7 +37,7 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
     authTime: Number(row.auth_time),
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
-    usedAt: row.used_at === null ? null : Number(row.used_at),
+    usedAt: nullableNumber(row.used_at),
     amr: splitAmr(row.amr),
     sid: row.sid,
   };

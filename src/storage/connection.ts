@@ -96,12 +96,21 @@ export function batchedLookup<K, R, V>(
 /** Booleans are stored as 0/1 on both databases (schema.ts). */
 export const bit = (value: boolean): number => (value ? 1 : 0);
 
-/** Whether an UPDATE or DELETE touched a row. */
+/** A nullable number column (a time, a counter): null stays null. */
+export const nullableNumber = (value: number | string | null | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
+
+/** A JSON array of strings (group tags, redirect URIs, transports); most are empty, which skips the parse. */
+export function parseList(json: string | null | undefined): string[] {
+  return !json || json === '[]' ? [] : (JSON.parse(json) as string[]);
+}
+
 /** Whether an INSERT … ON CONFLICT DO NOTHING inserted its row. */
 export function inserted(result: { numInsertedOrUpdatedRows?: bigint }): boolean {
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
+/** Whether an UPDATE or DELETE touched a row. */
 export function changed(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): boolean {
   return (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n;
 }

@@ -5,7 +5,15 @@
  */
 import { type Selectable, sql } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, bit, forDialect, preparedLookup, writeDurably } from './connection.js';
+import {
+  Repository,
+  bit,
+  forDialect,
+  nullableNumber,
+  parseList,
+  preparedLookup,
+  writeDurably,
+} from './connection.js';
 import type { Database } from './schema.js';
 import type {
   NewUserRecord,
@@ -18,14 +26,6 @@ import type {
 
 export type UserRow = Selectable<Database['users']>;
 
-/** A JSON array of group tags; most users have none, which skips the parse. */
-export function parseGroups(json: string | null | undefined): string[] {
-  return !json || json === '[]' ? [] : (JSON.parse(json) as string[]);
-}
-
-const nullableNumber = (value: number | string | null | undefined): number | null =>
-  value === null || value === undefined ? null : Number(value);
-
 export function toUser(row: UserRow): UserRecord {
   return {
     uin: Number(row.uin),
@@ -36,7 +36,7 @@ export function toUser(row: UserRow): UserRecord {
     mustChangePassword: row.must_change_password === 1,
     name: row.name ?? null,
     email: row.email ?? null,
-    groups: parseGroups(row.groups),
+    groups: parseList(row.groups),
     expiresAt: nullableNumber(row.expires_at),
     lastSignInAt: nullableNumber(row.last_sign_in_at),
   };

@@ -1,5 +1,5 @@
 /** The webauthn_challenges table: its queries (docs/architecture.md#storage). */
-import { Repository } from './connection.js';
+import { Repository, nullableNumber } from './connection.js';
 import type { WebAuthnChallengeRecord, WebAuthnChallengeRepository, WebAuthnPurpose } from './store.js';
 
 export class WebAuthnChallenges extends Repository implements WebAuthnChallengeRepository {
@@ -22,7 +22,7 @@ export class WebAuthnChallenges extends Repository implements WebAuthnChallengeR
       row && {
         challengeHash: row.challenge_hash,
         purpose: row.purpose as WebAuthnPurpose,
-        uin: row.uin === null ? null : Number(row.uin),
+        uin: nullableNumber(row.uin),
         expiresAt: Number(row.expires_at),
       }
     );
