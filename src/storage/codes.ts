@@ -150,13 +150,8 @@ export class Codes extends Repository implements CodeRepository {
       .execute();
   }
 
-  async find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
-    const row = await this.db
-      .selectFrom('authorization_codes')
-      .selectAll()
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
-    return row && toCode(row);
+  find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
+    return this.findBy('authorization_codes', 'code_hash', codeHash, toCode);
   }
 
   /*
@@ -187,11 +182,7 @@ export class Codes extends Repository implements CodeRepository {
   }
 
   /** Deletes the codes a day past expiry at `now`; answers how many. */
-  async purgeExpired(now: number): Promise<number> {
-    const result = await this.db
-      .deleteFrom('authorization_codes')
-      .where('expires_at', '<', now - USED_CODE_RETENTION_MS)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  purgeExpired(now: number): Promise<number> {
+    return this.deleteExpired('authorization_codes', now - USED_CODE_RETENTION_MS);
   }
 }

@@ -34,13 +34,8 @@ function toPasskey(row: Selectable<Database['passkeys']>): PasskeyRecord {
 }
 
 export class SecondFactors extends Repository implements SecondFactorRepository {
-  async findTotp(uin: number): Promise<TotpCredentialRecord | undefined> {
-    const row = await this.db
-      .selectFrom('totp_credentials')
-      .selectAll()
-      .where('uin', '=', uin)
-      .executeTakeFirst();
-    return row && toTotp(row);
+  findTotp(uin: number): Promise<TotpCredentialRecord | undefined> {
+    return this.findBy('totp_credentials', 'uin', uin, toTotp);
   }
 
   async putUnconfirmedTotp(credential: TotpCredentialRecord): Promise<boolean> {
@@ -91,13 +86,8 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
     return rows.map(toPasskey);
   }
 
-  async findPasskey(credentialId: string): Promise<PasskeyRecord | undefined> {
-    const row = await this.db
-      .selectFrom('passkeys')
-      .selectAll()
-      .where('credential_id', '=', credentialId)
-      .executeTakeFirst();
-    return row && toPasskey(row);
+  findPasskey(credentialId: string): Promise<PasskeyRecord | undefined> {
+    return this.findBy('passkeys', 'credential_id', credentialId, toPasskey);
   }
 
   async insertPasskey(passkey: PasskeyRecord): Promise<boolean> {

@@ -28,11 +28,7 @@ export class WebAuthnChallenges extends Repository implements WebAuthnChallengeR
     );
   }
 
-  async purgeExpired(now: number): Promise<number> {
-    const result = await this.db
-      .deleteFrom('webauthn_challenges')
-      .where('expires_at', '<', now)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  purgeExpired(now: number): Promise<number> {
+    return this.deleteExpired('webauthn_challenges', now);
   }
 }
