@@ -14,6 +14,7 @@ import {
   parseList,
   preparedLookup,
   writeDurably,
+  writeOneDurably,
 } from './connection.js';
 import type { Database } from './schema.js';
 import type { AppRecord, AppRepository } from './store.js';
@@ -87,13 +88,12 @@ export class Apps extends Repository implements AppRepository {
   /** By findApp's statement for this database. */
   readonly find = forDialect(this.connection, findApp);
 
-  async insert(app: AppRecord): Promise<boolean> {
+  insert(app: AppRecord): Promise<boolean> {
     const query = this.db
       .insertInto('apps')
       .values(appRow(app))
       .onConflict((oc) => oc.column('client_id').doNothing());
-    const [inserted = 0] = await writeDurably(this.connection, [query.compile()]);
-    return inserted > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   async update(clientId: string, changes: AppChanges): Promise<boolean> {
@@ -113,8 +113,7 @@ export class Apps extends Repository implements AppRepository {
     if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
-    const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
-    return updated > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   /** Deletes the app with everything issued to it, in one transaction. */

@@ -10,7 +10,7 @@
  * per event-loop turn where many requests ask at once (turn-batcher.ts, docs/architecture.md#batching).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
+import { type Compilable, type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema.js';
 import { TurnBatcher } from './turn-batcher.js';
@@ -186,4 +186,10 @@ export async function writeDurably(
       database.pragma('synchronous = NORMAL');
     }
   });
+}
+
+/** One write, run as `writeDurably` runs it; answers whether it changed a row. */
+export async function writeOneDurably(connection: Connection, query: Compilable): Promise<boolean> {
+  const [changes = 0] = await writeDurably(connection, [query.compile()]);
+  return changes > 0;
 }

@@ -12,7 +12,7 @@ import {
   nullableNumber,
   parseList,
   preparedLookup,
-  writeDurably,
+  writeOneDurably,
 } from './connection.js';
 import type { Database } from './schema.js';
 import type {
@@ -67,7 +67,7 @@ export class Users extends Repository implements UserRepository {
   /** By findUser's statement for this database. */
   readonly find = forDialect(this.connection, findUser);
 
-  async insert(user: NewUserRecord): Promise<boolean> {
+  insert(user: NewUserRecord): Promise<boolean> {
     const query = this.db
       .insertInto('users')
       .values({
@@ -84,8 +84,7 @@ export class Users extends Repository implements UserRepository {
         last_sign_in_at: user.lastSignInAt ?? null,
       })
       .onConflict((oc) => oc.column('uin').doNothing());
-    const [inserted = 0] = await writeDurably(this.connection, [query.compile()]);
-    return inserted > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   async update(uin: number, changes: UserUpdate): Promise<boolean> {
@@ -101,8 +100,7 @@ export class Users extends Repository implements UserRepository {
     if (changes.lastSignInAt !== undefined) set.last_sign_in_at = changes.lastSignInAt;
     if (Object.keys(set).length === 0) return (await this.find(uin)) !== undefined;
     const query = this.db.updateTable('users').set(set).where('uin', '=', uin);
-    const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
-    return updated > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   async list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
