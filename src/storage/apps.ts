@@ -11,12 +11,13 @@ import {
   batchedLookup,
   bit,
   forDialect,
+  parseList,
   preparedPositionalLookup,
   writeDurably,
+  writeOneDurably,
 } from './connection.js';
 import type { Database } from './schema.js';
 import type { AppRecord, AppRepository } from './store.js';
-import { parseGroups } from './users.js';
 
 export type AppRow = Selectable<Database['apps']>;
 
@@ -26,12 +27,12 @@ export function toApp(row: AppRow): AppRecord {
     name: row.name,
     emoji: row.emoji,
     secretHash: row.secret_hash,
-    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    redirectUris: parseList(row.redirect_uris),
     createdAt: Number(row.created_at),
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
-    allowedGroups: parseGroups(row.allowed_groups),
-    postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris) as string[],
+    allowedGroups: parseList(row.allowed_groups),
+    postLogoutRedirectUris: parseList(row.post_logout_redirect_uris),
     backchannelLogoutUri: row.backchannel_logout_uri,
     backchannelLogoutLast:
       row.backchannel_logout_last_at === null || row.backchannel_logout_last_result === null
@@ -131,13 +132,12 @@ export class Apps extends Repository implements AppRepository {
   /** By findApp's statement for this database. */
   readonly find = forDialect(this.connection, findApp);
 
-  async insert(app: AppRecord): Promise<boolean> {
+  insert(app: AppRecord): Promise<boolean> {
     const query = this.db
       .insertInto('apps')
       .values(appRow(app))
       .onConflict((oc) => oc.column('client_id').doNothing());
-    const [inserted = 0] = await writeDurably(this.connection, [query.compile()]);
-    return inserted > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   async update(clientId: string, changes: AppChanges): Promise<boolean> {
@@ -157,8 +157,7 @@ export class Apps extends Repository implements AppRepository {
     if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
-    const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
-    return updated > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   /** Deletes the app with everything issued to it, in one transaction. */

@@ -4,7 +4,7 @@
  * deep it is).
  */
 import type { Selectable } from 'kysely';
-import { Repository } from './connection.js';
+import { Repository, nullableNumber } from './connection.js';
 import type { Database } from './schema.js';
 import type { AuditEventRecord, AuditQuery, AuditRepository } from './store.js';
 
@@ -14,7 +14,7 @@ function toAuditEvent(row: AuditRow): AuditEventRecord {
   return {
     id: row.id,
     at: Number(row.at),
-    actorUin: row.actor_uin === null ? null : Number(row.actor_uin),
+    actorUin: nullableNumber(row.actor_uin),
     action: row.action,
     target: row.target,
     ip: row.ip,

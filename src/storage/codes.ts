@@ -6,7 +6,13 @@
  */
 import type { Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, batchedLookup, forDialect, preparedPositionalLookup } from './connection.js';
+import {
+  Repository,
+  batchedLookup,
+  forDialect,
+  nullableNumber,
+  preparedPositionalLookup,
+} from './connection.js';
 import type { Database } from './schema.js';
 import type {
   AuthorizationCodeRecord,
@@ -37,7 +43,7 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
     authTime: Number(row.auth_time),
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
-    usedAt: row.used_at === null ? null : Number(row.used_at),
+    usedAt: nullableNumber(row.used_at),
     amr: splitAmr(row.amr),
     sid: row.sid,
   };
@@ -203,13 +209,8 @@ export class Codes extends Repository implements CodeRepository {
       .execute();
   }
 
-  async find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
-    const row = await this.db
-      .selectFrom('authorization_codes')
-      .selectAll()
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
-    return row && toCode(row);
+  find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
+    return this.findBy('authorization_codes', 'code_hash', codeHash, toCode);
   }
 
   /*
@@ -240,11 +241,7 @@ export class Codes extends Repository implements CodeRepository {
   }
 
   /** Deletes the codes a day past expiry at `now`; answers how many. */
-  async purgeExpired(now: number): Promise<number> {
-    const result = await this.db
-      .deleteFrom('authorization_codes')
-      .where('expires_at', '<', now - USED_CODE_RETENTION_MS)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  purgeExpired(now: number): Promise<number> {
+    return this.deleteExpired('authorization_codes', now - USED_CODE_RETENTION_MS);
   }
 }

@@ -1,6 +1,7 @@
 /**
- * What every entity module of this folder is built from: the open database, the Kysely instance over it, and
- * the helpers its hand-written hot-path statements share (docs/architecture.md#storage).
+ * What every entity module of this folder is built from: the open database, the Kysely instance over it, the
+ * queries every table asks alike (a row by its key, the expired rows' purge), how values are stored in
+ * columns, and the helpers its hand-written hot-path statements share (docs/architecture.md#storage).
  *
  * Most queries go through Kysely and are the same SQL on both databases. A query on a benchmarked path
  * (client authentication, code exchange, user information) is written by hand instead, as an explicit
@@ -9,7 +10,7 @@
  * per event-loop turn where many requests ask at once (turn-batcher.ts, docs/architecture.md#batching).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { CompiledQuery, Kysely } from 'kysely';
+import { type Compilable, type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema.js';
 import { TurnBatcher } from './turn-batcher.js';
@@ -31,12 +32,39 @@ export function forDialect<F>(connection: Connection, hotPath: HotPath<F>): F {
     : hotPath.postgres(connection.pool);
 }
 
-/** What every repository of this folder is built on: the connection, and the Kysely instance over it. */
+/** The tables whose rows are dead once `expires_at` has passed, and are then only purged. */
+type ExpiringTable =
+  'authorization_codes' | 'access_tokens' | 'refresh_tokens' | 'pending_sign_ins' | 'webauthn_challenges';
+
+/**
+ * What every repository of this folder is built on: the connection, the Kysely instance over it, and the
+ * queries every table asks alike.
+ */
 export abstract class Repository {
   protected readonly db: Kysely<Database>;
 
   constructor(protected readonly connection: Connection) {
     this.db = connection.db;
+  }
+
+  /** The row of `table` whose unique `column` is `key`, mapped; undefined when there is none. */
+  protected async findBy<T extends keyof Database, C extends keyof Database[T] & string, V>(
+    table: T,
+    column: C,
+    key: Database[T][C],
+    map: (row: Selectable<Database[T]>) => V,
+  ): Promise<V | undefined> {
+    // The SQL Kysely's builder writes for this: its types cannot check a column of a table that is a parameter.
+    const where = sql`${sql.ref(column)} = ${key}`;
+    const query = sql<Selectable<Database[T]>>`select * from ${sql.table(table)} where ${where}`;
+    const [row] = (await query.execute(this.db)).rows;
+    return row && map(row);
+  }
+
+  /** Deletes the rows of `table` that expired before `time`; answers how many. */
+  protected async deleteExpired(table: ExpiringTable, time: number): Promise<number> {
+    const result = await this.db.deleteFrom(table).where('expires_at', '<', time).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }
 
@@ -47,19 +75,6 @@ export function prepareOnFirstUse(
 ): () => BetterSqlite3.Statement {
   let statement: BetterSqlite3.Statement | undefined;
   return () => (statement ??= database.prepare(sql));
-}
-
-/** A SQLite look-up by one key: the prepared statement's row, mapped, or undefined when none matched. */
-export function preparedLookup<K, R, V>(
-  database: BetterSqlite3.Database,
-  sql: string,
-  map: (row: R) => V,
-): (key: K) => Promise<V | undefined> {
-  const statement = prepareOnFirstUse(database, sql);
-  return async (key) => {
-    const row = statement().get(key) as R | undefined;
-    return row && map(row);
-  };
 }
 
 /**
@@ -126,12 +141,21 @@ export function batchedLookup<K, R, V>(
 /** Booleans are stored as 0/1 on both databases (schema.ts). */
 export const bit = (value: boolean): number => (value ? 1 : 0);
 
-/** Whether an UPDATE or DELETE touched a row. */
+/** A nullable number column (a time, a counter): null stays null. */
+export const nullableNumber = (value: number | string | null | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
+
+/** A JSON array of strings (group tags, redirect URIs, transports); most are empty, which skips the parse. */
+export function parseList(json: string | null | undefined): string[] {
+  return !json || json === '[]' ? [] : (JSON.parse(json) as string[]);
+}
+
 /** Whether an INSERT … ON CONFLICT DO NOTHING inserted its row. */
 export function inserted(result: { numInsertedOrUpdatedRows?: bigint }): boolean {
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
+/** Whether an UPDATE or DELETE touched a row. */
 export function changed(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): boolean {
   return (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n;
 }
@@ -179,4 +203,10 @@ export async function writeDurably(
       database.pragma('synchronous = NORMAL');
     }
   });
+}
+
+/** One write, run as `writeDurably` runs it; answers whether it changed a row. */
+export async function writeOneDurably(connection: Connection, query: Compilable): Promise<boolean> {
+  const [changes = 0] = await writeDurably(connection, [query.compile()]);
+  return changes > 0;
 }

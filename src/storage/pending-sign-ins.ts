@@ -47,11 +47,7 @@ export class PendingSignIns extends Repository implements PendingSignInRepositor
     );
   }
 
-  async purgeExpired(now: number): Promise<number> {
-    const result = await this.db
-      .deleteFrom('pending_sign_ins')
-      .where('expires_at', '<', now)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  purgeExpired(now: number): Promise<number> {
+    return this.deleteExpired('pending_sign_ins', now);
   }
 }

@@ -3,11 +3,9 @@
  * (docs/architecture.md#storage). None is on a benchmarked path, so all go through Kysely.
  */
 import { type Selectable, sql } from 'kysely';
-import { Repository, bit, changed, inserted } from './connection.js';
+import { Repository, bit, changed, inserted, nullableNumber, parseList } from './connection.js';
 import type { Database } from './schema.js';
 import type { PasskeyRecord, SecondFactorRepository, TotpCredentialRecord } from './store.js';
-
-const nullableNumber = (value: number | null): number | null => (value === null ? null : Number(value));
 
 function toTotp(row: Selectable<Database['totp_credentials']>): TotpCredentialRecord {
   return {
@@ -26,7 +24,7 @@ function toPasskey(row: Selectable<Database['passkeys']>): PasskeyRecord {
     credentialId: row.credential_id,
     publicKey: row.public_key,
     counter: Number(row.counter),
-    transports: JSON.parse(row.transports) as string[],
+    transports: parseList(row.transports),
     deviceType: row.device_type === 'multiDevice' ? 'multiDevice' : 'singleDevice',
     backedUp: row.backed_up === 1,
     name: row.name,
@@ -36,13 +34,8 @@ function toPasskey(row: Selectable<Database['passkeys']>): PasskeyRecord {
 }
 
 export class SecondFactors extends Repository implements SecondFactorRepository {
-  async findTotp(uin: number): Promise<TotpCredentialRecord | undefined> {
-    const row = await this.db
-      .selectFrom('totp_credentials')
-      .selectAll()
-      .where('uin', '=', uin)
-      .executeTakeFirst();
-    return row && toTotp(row);
+  findTotp(uin: number): Promise<TotpCredentialRecord | undefined> {
+    return this.findBy('totp_credentials', 'uin', uin, toTotp);
   }
 
   async putUnconfirmedTotp(credential: TotpCredentialRecord): Promise<boolean> {
@@ -93,13 +86,8 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
     return rows.map(toPasskey);
   }
 
-  async findPasskey(credentialId: string): Promise<PasskeyRecord | undefined> {
-    const row = await this.db
-      .selectFrom('passkeys')
-      .selectAll()
-      .where('credential_id', '=', credentialId)
-      .executeTakeFirst();
-    return row && toPasskey(row);
+  findPasskey(credentialId: string): Promise<PasskeyRecord | undefined> {
+    return this.findBy('passkeys', 'credential_id', credentialId, toPasskey);
   }
 
   async insertPasskey(passkey: PasskeyRecord): Promise<boolean> {

@@ -67,13 +67,7 @@ export class Sessions extends Repository implements SessionRepository {
   }
 
   async findActive(idHash: string, now: number): Promise<SessionRecord | undefined> {
-    const row = await this.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('id_hash', '=', idHash)
-      .where('expires_at', '>', now)
-      .where('idle_expires_at', '>', now)
-      .executeTakeFirst();
+    const row = await this.activeAt(now).where('id_hash', '=', idHash).executeTakeFirst();
     return row && toSession(row);
   }
 
@@ -86,15 +80,17 @@ export class Sessions extends Repository implements SessionRepository {
   }
 
   async listForUser(uin: number, now: number): Promise<SessionRecord[]> {
-    const rows = await this.db
+    const rows = await this.activeAt(now).where('uin', '=', uin).orderBy('created_at', 'desc').execute();
+    return rows.map(toSession);
+  }
+
+  /** The sessions neither past their absolute end nor idled out at `now`. */
+  private activeAt(now: number) {
+    return this.db
       .selectFrom('sessions')
       .selectAll()
-      .where('uin', '=', uin)
       .where('expires_at', '>', now)
-      .where('idle_expires_at', '>', now)
-      .orderBy('created_at', 'desc')
-      .execute();
-    return rows.map(toSession);
+      .where('idle_expires_at', '>', now);
   }
 
   async delete(idHash: string): Promise<boolean> {

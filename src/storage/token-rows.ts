@@ -3,7 +3,7 @@
  * beside tokens.ts, whose queries use them (docs/architecture.md#storage).
  */
 import type { Selectable } from 'kysely';
-import { bit } from './connection.js';
+import { bit, nullableNumber } from './connection.js';
 import { joinAmr, splitAmr } from './sessions.js';
 import type { AccessTokensTable, Database, RefreshTokensTable } from './schema.js';
 import type { AccessTokenRecord, ActiveTokenOwner, RefreshTokenRecord, UserGroup } from './store.js';
@@ -84,7 +84,7 @@ export function toRefreshToken(row: RefreshTokenRow): RefreshTokenRecord {
     codeHash: row.code_hash,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
-    rotatedAt: row.rotated_at === null ? null : Number(row.rotated_at),
+    rotatedAt: nullableNumber(row.rotated_at),
     revoked: row.revoked === 1,
     amr: splitAmr(row.amr),
     sid: row.sid,

@@ -200,13 +200,8 @@ export class Tokens extends Repository implements TokenRepository {
     });
   }
 
-  async findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('access_tokens')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .executeTakeFirst();
-    return row && toAccessToken(row);
+  findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined> {
+    return this.findBy('access_tokens', 'token_hash', tokenHash, toAccessToken);
   }
 
   async revokeAccessToken(tokenHash: string): Promise<void> {
@@ -217,13 +212,8 @@ export class Tokens extends Repository implements TokenRepository {
       .execute();
   }
 
-  async findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('refresh_tokens')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .executeTakeFirst();
-    return row && toRefreshToken(row);
+  findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | undefined> {
+    return this.findBy('refresh_tokens', 'token_hash', tokenHash, toRefreshToken);
   }
 
   async rotateRefreshToken(
@@ -284,11 +274,7 @@ export class Tokens extends Repository implements TokenRepository {
 
   /** Deletes the access and refresh tokens expired at `now`; answers how many of each. */
   async purgeExpired(now: number): Promise<{ accessTokens: number; refreshTokens: number }> {
-    const count = async (table: 'access_tokens' | 'refresh_tokens'): Promise<number> =>
-      Number(
-        (await this.db.deleteFrom(table).where('expires_at', '<', now).executeTakeFirst()).numDeletedRows,
-      );
-    const accessTokens = await count('access_tokens');
-    return { accessTokens, refreshTokens: await count('refresh_tokens') };
+    const accessTokens = await this.deleteExpired('access_tokens', now);
+    return { accessTokens, refreshTokens: await this.deleteExpired('refresh_tokens', now) };
   }
 }

@@ -5,7 +5,15 @@
  */
 import { type Selectable, sql } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, bit, forDialect, preparedPositionalLookup, writeDurably } from './connection.js';
+import {
+  Repository,
+  bit,
+  forDialect,
+  nullableNumber,
+  parseList,
+  preparedPositionalLookup,
+  writeOneDurably,
+} from './connection.js';
 import type { Database } from './schema.js';
 import type {
   NewUserRecord,
@@ -18,14 +26,6 @@ import type {
 
 export type UserRow = Selectable<Database['users']>;
 
-/** A JSON array of group tags; most users have none, which skips the parse. */
-export function parseGroups(json: string | null | undefined): string[] {
-  return !json || json === '[]' ? [] : (JSON.parse(json) as string[]);
-}
-
-const nullableNumber = (value: number | string | null | undefined): number | null =>
-  value === null || value === undefined ? null : Number(value);
-
 export function toUser(row: UserRow): UserRecord {
   return {
     uin: Number(row.uin),
@@ -36,7 +36,7 @@ export function toUser(row: UserRow): UserRecord {
     mustChangePassword: row.must_change_password === 1,
     name: row.name ?? null,
     email: row.email ?? null,
-    groups: parseGroups(row.groups),
+    groups: parseList(row.groups),
     expiresAt: nullableNumber(row.expires_at),
     lastSignInAt: nullableNumber(row.last_sign_in_at),
   };
@@ -103,7 +103,7 @@ export class Users extends Repository implements UserRepository {
   /** By findUser's statement for this database. */
   readonly find = forDialect(this.connection, findUser);
 
-  async insert(user: NewUserRecord): Promise<boolean> {
+  insert(user: NewUserRecord): Promise<boolean> {
     const query = this.db
       .insertInto('users')
       .values({
@@ -120,8 +120,7 @@ export class Users extends Repository implements UserRepository {
         last_sign_in_at: user.lastSignInAt ?? null,
       })
       .onConflict((oc) => oc.column('uin').doNothing());
-    const [inserted = 0] = await writeDurably(this.connection, [query.compile()]);
-    return inserted > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   async update(uin: number, changes: UserUpdate): Promise<boolean> {
@@ -137,8 +136,7 @@ export class Users extends Repository implements UserRepository {
     if (changes.lastSignInAt !== undefined) set.last_sign_in_at = changes.lastSignInAt;
     if (Object.keys(set).length === 0) return (await this.find(uin)) !== undefined;
     const query = this.db.updateTable('users').set(set).where('uin', '=', uin);
-    const [updated = 0] = await writeDurably(this.connection, [query.compile()]);
-    return updated > 0;
+    return writeOneDurably(this.connection, query);
   }
 
   async list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {

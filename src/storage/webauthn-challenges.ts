@@ -1,5 +1,5 @@
 /** The webauthn_challenges table: its queries (docs/architecture.md#storage). */
-import { Repository } from './connection.js';
+import { Repository, nullableNumber } from './connection.js';
 import type { WebAuthnChallengeRecord, WebAuthnChallengeRepository, WebAuthnPurpose } from './store.js';
 
 export class WebAuthnChallenges extends Repository implements WebAuthnChallengeRepository {
@@ -22,17 +22,13 @@ export class WebAuthnChallenges extends Repository implements WebAuthnChallengeR
       row && {
         challengeHash: row.challenge_hash,
         purpose: row.purpose as WebAuthnPurpose,
-        uin: row.uin === null ? null : Number(row.uin),
+        uin: nullableNumber(row.uin),
         expiresAt: Number(row.expires_at),
       }
     );
   }
 
-  async purgeExpired(now: number): Promise<number> {
-    const result = await this.db
-      .deleteFrom('webauthn_challenges')
-      .where('expires_at', '<', now)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  purgeExpired(now: number): Promise<number> {
+    return this.deleteExpired('webauthn_challenges', now);
   }
 }
