@@ -56,6 +56,7 @@ const timing: MeasureOptions = {
   quietWaitSeconds: options.quietWaitSeconds,
   openLoopShare: options.openLoopShare,
   openLoopConnections: options.openLoopConnections,
+  ...(options.openLoopRate === undefined ? {} : { openLoopRate: options.openLoopRate }),
   log,
 };
 const rows: RowResult[] = [];
@@ -368,7 +369,7 @@ notes.push(
     'follows whatever else runs; CPU per request far less, though a server held to a fraction of its rate ' +
     "handles fewer requests per event-loop wake-up and pays more for each. × columns: req/s over the reference's req/s, " +
     "and the reference's CPU/req over the row's (above 1 = less CPU per request).",
-  `Open loop: after the peak, ${Math.round(options.openLoopShare * 100)}% of the row's measured req/s is offered ` +
+  `Open loop: after the peak, ${options.openLoopRate === undefined ? `${Math.round(options.openLoopShare * 100)}% of the row's measured req/s` : `${options.openLoopRate} req/s (BENCH_OPEN_RATE)`} is offered ` +
     `at a fixed rate for ${timing.durationSeconds} s over a pool of ${options.openLoopConnections} connections, ` +
     'whatever the answers do (bench/lib/open-loop.ts); p50/p99 from release to answer, waits for a free ' +
     `connection included. Judged only when every answer is 2xx and the achieved rate is ≥ ${MIN_ACHIEVED * 100}% ` +

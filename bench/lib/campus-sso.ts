@@ -32,7 +32,9 @@ function serverEnv(database: CampusDatabase, port: number): Record<string, strin
     LOG_LEVEL: 'warn',
     // Instances of one PostgreSQL database share a key-encryption key (docs/interface.md#configuration);
     // this one protects nothing but the bench's throwaway database.
-    ...(database.url.startsWith('postgres') && { SECRET_KEY: 'campus-sso-bench-key-encryption-key-0123456789' }),
+    ...(database.url.startsWith('postgres') && {
+      SECRET_KEY: 'campus-sso-bench-key-encryption-key-0123456789',
+    }),
   };
 }
 

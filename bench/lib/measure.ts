@@ -67,6 +67,8 @@ export interface MeasureOptions {
   readonly openLoopShare: number;
   /** Connection pool of the open-loop run. */
   readonly openLoopConnections: number;
+  /** A fixed open-loop rate for every row instead of a share of its peak (A/B comparisons of two builds). */
+  readonly openLoopRate?: number;
   readonly log: (line: string) => void;
 }
 
@@ -145,7 +147,7 @@ async function measureOpenLoop(
   peakRps: number,
 ): Promise<OpenLoopRow> {
   // Whole requests per second; at least one.
-  const rate = Math.max(1, Math.round(peakRps * options.openLoopShare));
+  const rate = options.openLoopRate ?? Math.max(1, Math.round(peakRps * options.openLoopShare));
   const openSource = await source('measure', rate);
   const meter = cpuMeter(server.pid);
   const result = await runOpenLoop({

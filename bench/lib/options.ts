@@ -8,6 +8,8 @@
  *   BENCH_LOGIN_CONNECTIONS  connections for the password-login row  (default 8)
  *   BENCH_OPEN_SHARE   share of each row's peak offered at a fixed rate for the latency (default 0.5)
  *   BENCH_OPEN_CONNECTIONS   connection pool of that open-loop run  (default 256)
+ *   BENCH_OPEN_RATE    a fixed open-loop rate (req/s) for every row instead of the share: to compare the CPU
+ *                      per request of two builds at the same load on a busy machine   (default unset)
  *   BENCH_SCALE_TOKENS live access tokens in the "large" scale rows  (default 1000000, quick 100000)
  *   BENCH_POSTGRES_URL server URL without a database name            (default postgres://postgres@127.0.0.1:5432)
  *   BENCH_ONLY         comma-separated groups to run: userinfo,token,login,scale-sqlite,postgres (default all)
@@ -30,6 +32,8 @@ export interface BenchOptions {
   /** Share of the row's closed-loop peak offered in the open-loop latency run. */
   readonly openLoopShare: number;
   readonly openLoopConnections: number;
+  /** BENCH_OPEN_RATE: the open-loop rate of every row, in req/s, instead of a share of its peak. */
+  readonly openLoopRate?: number;
   /** Live tokens in the baseline rows (the "1,000"). */
   readonly baseTokens: number;
   /** Live tokens in the scale rows (the "1,000,000"). */
@@ -73,6 +77,9 @@ export function readOptions(): BenchOptions {
     loginConnections: Math.round(positiveNumber('BENCH_LOGIN_CONNECTIONS', 8)),
     openLoopShare: Math.min(1, positiveNumber('BENCH_OPEN_SHARE', 0.5)),
     openLoopConnections: Math.round(positiveNumber('BENCH_OPEN_CONNECTIONS', 256)),
+    ...(process.env.BENCH_OPEN_RATE
+      ? { openLoopRate: Math.round(positiveNumber('BENCH_OPEN_RATE', 1)) }
+      : {}),
     baseTokens: 1000,
     scaleTokens: Math.round(positiveNumber('BENCH_SCALE_TOKENS', quick ? 100_000 : 1_000_000)),
     postgresUrl: (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),

@@ -4,19 +4,26 @@
  * BASE_URL and the expected origin its origin (WebAuthn §5.1.3, §7.1). Challenges are stored (as SHA-256)
  * in the database, single use and valid 5 minutes, so any instance can finish a ceremony another began.
  */
-import {
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Clock } from '../clock.js';
 import type { PasskeyRecord, Store, WebAuthnPurpose } from '../storage/store.js';
 import { randomToken, sha256Hex } from './crypto.js';
+
+let library: Promise<typeof SimpleWebAuthn> | undefined;
+
+/**
+ * The WebAuthn library, loaded on first use rather than at start-up: it and its CBOR/ASN.1 parsers hold about
+ * 20 MB of memory that a server whose users register no passkey never needs.
+ */
+function webauthn(): Promise<typeof SimpleWebAuthn> {
+  return (library ??= import('@simplewebauthn/server'));
+}
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
 
@@ -61,7 +68,9 @@ export class PasskeyService {
   /** Creation options for a new passkey of `uin`; its existing ones are excluded (no duplicates). */
   async registrationOptions(uin: number): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.store.secondFactors.listPasskeys(uin);
-    const options = await generateRegistrationOptions({
+    const options = await (
+      await webauthn()
+    ).generateRegistrationOptions({
       rpName: 'campus-sso',
       rpID: this.rpId,
       userName: String(uin),
@@ -82,7 +91,9 @@ export class PasskeyService {
     const challenge = await this.takeChallenge(response.response?.clientDataJSON, 'register', uin);
     let verified;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await (
+        await webauthn()
+      ).verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: this.origin,
@@ -116,7 +127,9 @@ export class PasskeyService {
   /** Request options for a second factor: the user's own passkeys only. */
   async secondFactorOptions(uin: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const passkeys = await this.store.secondFactors.listPasskeys(uin);
-    const options = await generateAuthenticationOptions({
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({
       rpID: this.rpId,
       allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: [...p.transports] })),
       userVerification: 'preferred',
@@ -130,7 +143,9 @@ export class PasskeyService {
    * discoverable ones), and user verification required, so the passkey alone is two factors.
    */
   async passwordlessOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const options = await generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'required' });
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'required' });
     await this.remember(options.challenge, 'passwordless', null);
     return options;
   }
@@ -150,7 +165,9 @@ export class PasskeyService {
     if (!passkey || (uin !== null && passkey.uin !== uin)) throw new PasskeyError('unknown passkey');
     let verified;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await (
+        await webauthn()
+      ).verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: this.origin,

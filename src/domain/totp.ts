@@ -3,10 +3,17 @@
  * secret is sealed at rest (secret-box.ts); a code is accepted once only, because the step it matched is
  * stored and no step at or before it is accepted again (RFC 6238 §5.2).
  */
-import { generateSecret, generateURI, verifySync } from 'otplib';
+import type * as Otplib from 'otplib';
 import type { Clock } from '../clock.js';
 import type { Store } from '../storage/store.js';
 import type { SecretBox } from './secret-box.js';
+
+let library: Promise<typeof Otplib> | undefined;
+
+/** otplib, loaded on first use rather than at start-up: most users never set up an authenticator app. */
+function otplib(): Promise<typeof Otplib> {
+  return (library ??= import('otplib'));
+}
 
 /** RFC 6238 §5.2: one step of clock drift either way ("at most one time step"). */
 const DRIFT_SECONDS = 30;
@@ -36,6 +43,7 @@ export class TotpService {
 
   /** A new, unconfirmed secret; undefined when the user has a confirmed one (it must be removed first). */
   async setup(uin: number): Promise<TotpSetup | undefined> {
+    const { generateSecret, generateURI } = await otplib();
     const secret = generateSecret({ length: SECRET_BYTES });
     const box = await this.secretBox();
     const stored = await this.store.secondFactors.putUnconfirmedTotp({
@@ -86,6 +94,7 @@ export class TotpService {
   ): Promise<number | undefined> {
     if (!/^[0-9]{6}$/.test(code)) return undefined;
     const secret = (await this.secretBox()).open(sealedSecret, aad(uin));
+    const { verifySync } = await otplib();
     const result = verifySync({
       secret,
       token: code,
