@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
+import { addColumns } from './schema-helpers.js';
 
 /**
  * Security events (docs/security.md): a password set by someone other than its owner (the first start, an
@@ -6,9 +7,6 @@ import type { Kysely, Migration } from 'kysely';
  */
 export const securityEvents: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema
-      .alterTable('users')
-      .addColumn('must_change_password', 'integer', (c) => c.notNull().defaultTo(0))
-      .execute();
+    await addColumns(db, 'users', [['must_change_password', 'integer', { notNullDefault: 0 }]]);
   },
 };

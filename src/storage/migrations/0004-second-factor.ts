@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
+import { LIFETIME, addColumns, createIndexes, createTable } from './schema-helpers.js';
 
 /**
  * Second factors (docs/interface.md#second-factor): TOTP credentials, passkeys, recovery codes, WebAuthn
@@ -7,78 +8,65 @@ import type { Kysely, Migration } from 'kysely';
  */
 export const secondFactor: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema
-      .createTable('totp_credentials')
-      .addColumn('uin', 'bigint', (c) => c.primaryKey())
+    await createTable(db, 'totp_credentials', [
+      ['uin', 'bigint', 'primary key'],
       // AES-256-GCM under the key-encryption key (src/domain/secret-box.ts), never in plain text.
-      .addColumn('sealed_secret', 'text', (c) => c.notNull())
+      ['sealed_secret', 'text', 'not null'],
       // Null until the user confirmed a first code; an unconfirmed secret is no factor.
-      .addColumn('confirmed_at', 'bigint')
+      ['confirmed_at', 'bigint'],
       // RFC 6238 §5.2: the last time step accepted, so no code is ever accepted twice.
-      .addColumn('last_used_step', 'bigint')
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .execute();
+      ['last_used_step', 'bigint'],
+      ['created_at', 'bigint', 'not null'],
+    ]);
 
-    await db.schema
-      .createTable('passkeys')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('uin', 'bigint', (c) => c.notNull())
+    await createTable(db, 'passkeys', [
+      ['id', 'text', 'primary key'],
+      ['uin', 'bigint', 'not null'],
       // WebAuthn credential id and COSE public key, base64url.
-      .addColumn('credential_id', 'text', (c) => c.notNull().unique())
-      .addColumn('public_key', 'text', (c) => c.notNull())
-      .addColumn('counter', 'bigint', (c) => c.notNull())
-      .addColumn('transports', 'text', (c) => c.notNull())
-      .addColumn('device_type', 'text', (c) => c.notNull())
-      .addColumn('backed_up', 'integer', (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('last_used_at', 'bigint')
-      .execute();
-    await db.schema.createIndex('passkeys_uin').on('passkeys').column('uin').execute();
+      ['credential_id', 'text', 'not null unique'],
+      ['public_key', 'text', 'not null'],
+      ['counter', 'bigint', 'not null'],
+      ['transports', 'text', 'not null'],
+      ['device_type', 'text', 'not null'],
+      ['backed_up', 'integer', 'not null'],
+      ['name', 'text', 'not null'],
+      ['created_at', 'bigint', 'not null'],
+      ['last_used_at', 'bigint'],
+    ]);
+    await createIndexes(db, 'passkeys', { passkeys_uin: ['uin'] });
 
-    await db.schema
-      .createTable('recovery_codes')
-      .addColumn('uin', 'bigint', (c) => c.notNull())
-      .addColumn('code_hash', 'text', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('used_at', 'bigint')
-      .addPrimaryKeyConstraint('recovery_codes_pk', ['uin', 'code_hash'])
-      .execute();
+    await createTable(
+      db,
+      'recovery_codes',
+      [
+        ['uin', 'bigint', 'not null'],
+        ['code_hash', 'text', 'not null'],
+        ['created_at', 'bigint', 'not null'],
+        ['used_at', 'bigint'],
+      ],
+      { primaryKey: ['uin', 'code_hash'] },
+    );
 
-    await db.schema
-      .createTable('webauthn_challenges')
-      .addColumn('challenge_hash', 'text', (c) => c.primaryKey())
-      .addColumn('purpose', 'text', (c) => c.notNull())
+    await createTable(db, 'webauthn_challenges', [
+      ['challenge_hash', 'text', 'primary key'],
+      ['purpose', 'text', 'not null'],
       // The user the ceremony is for; null for a passwordless sign-in, where nobody is known yet.
-      .addColumn('uin', 'bigint')
-      .addColumn('expires_at', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createIndex('webauthn_challenges_expires_at')
-      .on('webauthn_challenges')
-      .column('expires_at')
-      .execute();
+      ['uin', 'bigint'],
+      ['expires_at', 'bigint', 'not null'],
+    ]);
+    await createIndexes(db, 'webauthn_challenges', { webauthn_challenges_expires_at: ['expires_at'] });
 
-    await db.schema
-      .createTable('pending_sign_ins')
-      .addColumn('id_hash', 'text', (c) => c.primaryKey())
-      .addColumn('uin', 'bigint', (c) => c.notNull())
-      .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('expires_at', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createIndex('pending_sign_ins_expires_at')
-      .on('pending_sign_ins')
-      .column('expires_at')
-      .execute();
+    await createTable(db, 'pending_sign_ins', [
+      ['id_hash', 'text', 'primary key'],
+      ['uin', 'bigint', 'not null'],
+      ['failures', 'integer', { notNullDefault: 0 }],
+      ...LIFETIME,
+    ]);
+    await createIndexes(db, 'pending_sign_ins', { pending_sign_ins_expires_at: ['expires_at'] });
 
     // Sessions from before this migration were all password sign-ins.
-    await db.schema
-      .alterTable('sessions')
-      .addColumn('amr', 'text', (c) => c.notNull().defaultTo('pwd'))
-      .execute();
-    await db.schema.alterTable('authorization_codes').addColumn('amr', 'text').execute();
-    await db.schema.alterTable('refresh_tokens').addColumn('amr', 'text').execute();
+    await addColumns(db, 'sessions', [['amr', 'text', { notNullDefault: 'pwd' }]]);
+    await addColumns(db, 'authorization_codes', [['amr', 'text']]);
+    await addColumns(db, 'refresh_tokens', [['amr', 'text']]);
   },
 };

@@ -1,4 +1,5 @@
-import { type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
+import { addColumns } from './schema-helpers.js';
 
 /**
  * The app launcher of the signed-in home page (docs/interface.md#admin-api): an admin may list an app for
@@ -6,10 +7,9 @@ import { type Kysely, type Migration } from 'kysely';
  */
 export const appLauncher: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema
-      .alterTable('apps')
-      .addColumn('listed', 'integer', (c) => c.notNull().defaultTo(0))
-      .execute();
-    await db.schema.alterTable('apps').addColumn('homepage_url', 'text').execute();
+    await addColumns(db, 'apps', [
+      ['listed', 'integer', { notNullDefault: 0 }],
+      ['homepage_url', 'text'],
+    ]);
   },
 };

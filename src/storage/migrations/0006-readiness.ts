@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely';
+import { createTable } from './schema-helpers.js';
 
 /**
  * One row that the readiness probe updates (GET /readyz, docs/operations.md#health-readiness-and-metrics):
@@ -7,11 +8,10 @@ import { type Kysely, type Migration, sql } from 'kysely';
  */
 export const readiness: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema
-      .createTable('readiness')
-      .addColumn('id', 'integer', (c) => c.primaryKey())
-      .addColumn('checks', 'bigint', (c) => c.notNull().defaultTo(0))
-      .execute();
+    await createTable(db, 'readiness', [
+      ['id', 'integer', 'primary key'],
+      ['checks', 'bigint', { notNullDefault: 0 }],
+    ]);
     await sql`insert into readiness (id, checks) values (1, 0)`.execute(db);
   },
 };
