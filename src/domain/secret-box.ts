@@ -1,8 +1,8 @@
 /**
- * Secrets the server must read back (TOTP secrets) are kept encrypted at rest (docs/security.md): AES-256-GCM
- * under a key-encryption key that never enters the database (SECRET_KEY, or the file SECRET_KEY_FILE), with
- * the row's identity as additional authenticated data, so a ciphertext copied onto another row does not open.
- * A copy of the database alone reveals none of them.
+ * Secrets the server must read back (TOTP secrets, the id_token signing keys) are kept encrypted at rest
+ * (docs/security.md): AES-256-GCM under a key derived from the key-encryption key, which never enters the
+ * database (SECRET_KEY, or the file SECRET_KEY_FILE), with the row's identity as additional authenticated data,
+ * so a ciphertext copied onto another row does not open. A copy of the database alone reveals none of them.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -14,8 +14,16 @@ const PREFIX = 'enc:v1:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
+/** The HKDF `info` of the TOTP secrets' box; the signing keys' box has its own (oauth/key-encryption.ts). */
+const TOTP_SECRETS_INFO = 'secret box';
+
 export class SecretBoxError extends Error {
   override readonly name = 'SecretBoxError';
+}
+
+/** Whether a stored value is in the sealed form (anything else was stored before encryption at rest). */
+export function isSealed(stored: string): boolean {
+  return stored.startsWith(PREFIX);
 }
 
 /** Seals and opens short secrets with one 256-bit key. */
@@ -34,7 +42,7 @@ export class SecretBox {
 
   /** Throws a SecretBoxError when the key or the `aad` is not the one it was sealed with. */
   open(sealed: string, aad: string): string {
-    if (!sealed.startsWith(PREFIX)) throw new SecretBoxError('not a sealed secret');
+    if (!isSealed(sealed)) throw new SecretBoxError('not a sealed secret');
     const bytes = Buffer.from(sealed.slice(PREFIX.length), 'base64url');
     if (bytes.length < IV_BYTES + TAG_BYTES) throw new SecretBoxError('a sealed secret is truncated');
     try {
@@ -53,9 +61,12 @@ export class SecretBox {
   }
 }
 
-/** The 256-bit key derived from the configured secret (RFC 5869 HKDF-SHA-256; the secret may be any text). */
-function deriveKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'campus-sso', 'secret box', 32));
+/**
+ * The 256-bit key derived from the configured secret (RFC 5869 HKDF-SHA-256; the secret may be any text). Each
+ * box has its own `info`, so its key opens nothing sealed by another box.
+ */
+function deriveKey(secret: string, info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'campus-sso', info, 32));
 }
 
 async function readSecretFile(path: string): Promise<string> {
@@ -70,12 +81,12 @@ async function readSecretFile(path: string): Promise<string> {
 
 /**
  * Reads the key-encryption key. A missing SECRET_KEY_FILE is created (mode 0600, 256 random bits) when the
- * configuration allows it; `wx` makes two processes starting together agree on one file.
+ * configuration allows it (SQLite); `wx` makes two processes starting together agree on one file.
  */
-export async function loadSecretBox(source: SecretKeySource): Promise<SecretBox> {
-  if (source.kind === 'value') return new SecretBox(deriveKey(source.value));
+async function loadSecret(source: SecretKeySource): Promise<string> {
+  if (source.kind === 'value') return source.value;
   try {
-    return new SecretBox(deriveKey(await readSecretFile(source.path)));
+    return await readSecretFile(source.path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     if (!source.createIfMissing) throw new SecretBoxError(`SECRET_KEY_FILE ${source.path} does not exist`);
@@ -86,5 +97,13 @@ export async function loadSecretBox(source: SecretKeySource): Promise<SecretBox>
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  return new SecretBox(deriveKey(await readSecretFile(source.path)));
+  return readSecretFile(source.path);
+}
+
+/**
+ * The box whose key HKDF derives from the key-encryption key with `info`: by default the TOTP secrets' box.
+ * What a box sealed opens only with the same secret and the same `info`.
+ */
+export async function loadSecretBox(source: SecretKeySource, info = TOTP_SECRETS_INFO): Promise<SecretBox> {
+  return new SecretBox(deriveKey(await loadSecret(source), info));
 }

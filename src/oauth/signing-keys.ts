@@ -12,8 +12,9 @@
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { AppContext } from '../app-context.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import type { SigningKeyRecord, Store } from '../storage/store.js';
-import { decryptPrivateJwk, encryptPrivateJwk, isEncrypted, loadKeyEncryptionKey } from './key-encryption.js';
+import { decryptPrivateJwk, encryptPrivateJwk, isEncrypted, loadSigningKeyBox } from './key-encryption.js';
 
 /** OIDC Discovery §3: the algorithms listed in metadata, RS256 first. */
 export const ID_TOKEN_ALGS = ['RS256', 'ES256'] as const;
@@ -65,7 +66,7 @@ export function keyStates(
   });
 }
 
-async function generateKeyRecord(alg: IdTokenAlg, kek: Buffer, now: number): Promise<SigningKeyRecord> {
+async function generateKeyRecord(alg: IdTokenAlg, box: SecretBox, now: number): Promise<SigningKeyRecord> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   // RFC 7638: the kid is the key's thumbprint.
@@ -74,14 +75,15 @@ async function generateKeyRecord(alg: IdTokenAlg, kek: Buffer, now: number): Pro
   return {
     kid,
     alg,
-    privateJwk: encryptPrivateJwk(kek, kid, privateJwk),
+    privateJwk: encryptPrivateJwk(box, kid, privateJwk),
     publicJwk: JSON.stringify({ ...publicJwk, kid, alg, use: 'sig' }),
     createdAt: now,
   };
 }
 
 interface KeyRing {
-  readonly kek: Buffer;
+  /** Seals and opens the private keys (key-encryption.ts). */
+  readonly box: SecretBox;
   /** Decrypted and imported private keys by kid (each decrypted once per process). */
   readonly privateKeys: Map<string, PrivateKey>;
   active: SigningKey;
@@ -101,16 +103,16 @@ function idTokenLifetimeMs(ctx: AppContext): number {
  * for any algorithm that has none (a first start, or a database from before RS256). Idempotent, and safe
  * when several instances run it at once: each keeps its own fresh key, and the newest one wins.
  */
-async function ensureKeys(ctx: AppContext, kek: Buffer): Promise<SigningKeyRecord[]> {
+async function ensureKeys(ctx: AppContext, box: SecretBox): Promise<SigningKeyRecord[]> {
   let records = await ctx.store.signingKeys.list();
   for (const record of records) {
     if (isEncrypted(record.privateJwk)) continue;
-    const encrypted = encryptPrivateJwk(kek, record.kid, record.privateJwk);
+    const encrypted = encryptPrivateJwk(box, record.kid, record.privateJwk);
     await ctx.store.signingKeys.replacePrivateJwk(record.kid, record.privateJwk, encrypted);
   }
   const missing = ID_TOKEN_ALGS.filter((alg) => !records.some((record) => record.alg === alg));
   for (const alg of missing) {
-    await ctx.store.signingKeys.insert(await generateKeyRecord(alg, kek, ctx.clock.now()));
+    await ctx.store.signingKeys.insert(await generateKeyRecord(alg, box, ctx.clock.now()));
   }
   if (missing.length > 0 || records.some((record) => !isEncrypted(record.privateJwk))) {
     records = await ctx.store.signingKeys.list();
@@ -119,7 +121,7 @@ async function ensureKeys(ctx: AppContext, kek: Buffer): Promise<SigningKeyRecor
 }
 
 async function activeKey(
-  ring: Pick<KeyRing, 'kek' | 'privateKeys'>,
+  ring: Pick<KeyRing, 'box' | 'privateKeys'>,
   records: readonly SigningKeyRecord[],
 ): Promise<SigningKey> {
   const newest = records
@@ -129,7 +131,7 @@ async function activeKey(
   if (!newest) throw new Error(`no ${ID_TOKEN_ALG} signing key is stored`);
   let privateKey = ring.privateKeys.get(newest.kid);
   if (!privateKey) {
-    const jwk = JSON.parse(decryptPrivateJwk(ring.kek, newest.kid, newest.privateJwk)) as JWK;
+    const jwk = JSON.parse(decryptPrivateJwk(ring.box, newest.kid, newest.privateJwk)) as JWK;
     privateKey = await importJWK(jwk, newest.alg);
     ring.privateKeys.set(newest.kid, privateKey);
   }
@@ -137,11 +139,11 @@ async function activeKey(
 }
 
 async function openKeyRing(ctx: AppContext): Promise<KeyRing> {
-  const kek = await loadKeyEncryptionKey(ctx.config.secretKey);
-  const records = await ensureKeys(ctx, kek);
+  const box = await loadSigningKeyBox(ctx.config.secretKey);
+  const records = await ensureKeys(ctx, box);
   const privateKeys = new Map<string, PrivateKey>();
-  const active = await activeKey({ kek, privateKeys }, records);
-  return { kek, privateKeys, active, loadedAt: ctx.clock.now() };
+  const active = await activeKey({ box, privateKeys }, records);
+  return { box, privateKeys, active, loadedAt: ctx.clock.now() };
 }
 
 function keyRing(ctx: AppContext): Promise<KeyRing> {
@@ -188,7 +190,7 @@ export async function rotateSigningKeys(ctx: AppContext): Promise<SigningKeyReco
   const ring = await keyRing(ctx);
   const now = ctx.clock.now();
   const created: SigningKeyRecord[] = [];
-  for (const alg of ID_TOKEN_ALGS) created.push(await generateKeyRecord(alg, ring.kek, now));
+  for (const alg of ID_TOKEN_ALGS) created.push(await generateKeyRecord(alg, ring.box, now));
   for (const record of created) await ctx.store.signingKeys.insert(record);
   // This process signs with the new key from now on; other instances follow at their next reload.
   ring.active = await activeKey(ring, await ctx.store.signingKeys.list());

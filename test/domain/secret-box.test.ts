@@ -1,5 +1,5 @@
 /** Secrets sealed at rest (docs/security.md): AES-256-GCM under the key-encryption key, bound to their row. */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,23 @@ describe('SecretBox', () => {
     const other = await loadSecretBox({ kind: 'value', value: 'another-key-encryption-key-32-chars' });
     expect(() => other.open(sealed, 'totp:10001')).toThrow(SecretBoxError);
     expect(() => box.open('JBSWY3DPEHPK3PXP', 'totp:10001')).toThrow(SecretBoxError);
+  });
+
+  // Sealed by an earlier version under KEY: the stored form and the key derivation must never change, or the
+  // TOTP secrets already in the database would no longer open.
+  const SEALED_BEFORE = 'enc:v1:jQd_31MgzUNryRwlYcDCtWpkKZ-1ffvzH7CXbjZbupDykIJ8L-_QcZ7nFAw';
+
+  it('opens a secret sealed by an earlier version, with the key given as a value or in a file', async () => {
+    expect((await loadSecretBox(KEY)).open(SEALED_BEFORE, 'totp:10001')).toBe('JBSWY3DPEHPK3PXP');
+    const dir = mkdtempSync(join(tmpdir(), 'campus-sso-secret-'));
+    try {
+      const path = join(dir, 'secret.key');
+      writeFileSync(path, `${KEY.value}\n`, { mode: 0o600 });
+      const fromFile = await loadSecretBox({ kind: 'file', path, createIfMissing: false });
+      expect(fromFile.open(SEALED_BEFORE, 'totp:10001')).toBe('JBSWY3DPEHPK3PXP');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('creates the key file (mode 0600) on first use, and reads the same key afterwards', async () => {

@@ -9,6 +9,8 @@ import { createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
+import { SecretBoxError, loadSecretBox } from '../../src/domain/secret-box.js';
+import { decryptPrivateJwk, encryptPrivateJwk, loadSigningKeyBox } from '../../src/oauth/key-encryption.js';
 import { listSigningKeys, prepareSigningKeys, rotateSigningKeys } from '../../src/oauth/signing-keys.js';
 import { openStore } from '../../src/storage/open-store.js';
 import type { Browser } from '../helpers/http.js';
@@ -18,6 +20,28 @@ import { type Client, registerClient, signedInUser, tokensFor } from './support.
 
 let offsetMs = 0;
 const clock = { now: () => Date.now() + offsetMs };
+
+describe("the signing keys' encryption at rest", () => {
+  const SECRET_KEY = { kind: 'value', value: 'a-key-encryption-key-of-32-characters' } as const;
+  const JWK = '{"kty":"oct","k":"c2VjcmV0","kid":"kid-1"}';
+  // Encrypted by an earlier version under SECRET_KEY: the stored form and the key derivation must never
+  // change, or the signing keys already in the database would no longer decrypt.
+  const ENCRYPTED_BEFORE =
+    'enc:v1:MoUgB6N8q7fAKg3qKZJW1QNOzglnOZfvxOfwLZ32PX5Mqvz46xj7JzAzrJrGjTLXmudy82Qfm6vANf-gMFoyp_aWXGTnpw';
+
+  it('decrypts a private key encrypted by an earlier version', async () => {
+    expect(decryptPrivateJwk(await loadSigningKeyBox(SECRET_KEY), 'kid-1', ENCRYPTED_BEFORE)).toBe(JWK);
+  });
+
+  it("uses a key of its own: bound to the kid, and apart from the TOTP secrets' box", async () => {
+    const box = await loadSigningKeyBox(SECRET_KEY);
+    expect(decryptPrivateJwk(box, 'kid-1', encryptPrivateJwk(box, 'kid-1', JWK))).toBe(JWK);
+    expect(() => decryptPrivateJwk(box, 'kid-2', ENCRYPTED_BEFORE)).toThrow(/cannot decrypt .* kid-2/);
+    expect(() => decryptPrivateJwk(box, 'kid-1', JWK)).toThrow(/kid-1 is not encrypted/);
+    const totpSecretsBox = await loadSecretBox(SECRET_KEY);
+    expect(() => totpSecretsBox.open(ENCRYPTED_BEFORE, 'kid-1')).toThrow(SecretBoxError);
+  });
+});
 
 describe.each(DATABASES)('id_token signing keys on %s', (database) => {
   let server: TestServer;
