@@ -1,8 +1,6 @@
 import type { Config } from '../config/config.js';
 import { DatabaseFileError, backupSqlite, restoreSqlite } from '../ops/sqlite-maintenance.js';
-import { UsageError } from './usage.js';
-
-type Output = (line: string) => void;
+import { type Output, UsageError } from './usage.js';
 
 /** PostgreSQL has its own tools; this is what README.md#backup-and-restore recommends. */
 const POSTGRES_RECIPE = {

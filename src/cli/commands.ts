@@ -1,6 +1,3 @@
-import { parseArgs } from 'node:util';
-import { createAppContext } from '../app-context.js';
-import { systemClock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { isSingleEmoji } from '../domain/emoji.js';
 import { passwordProblem } from '../domain/passwords.js';
@@ -11,22 +8,8 @@ import { openStore } from '../storage/open-store.js';
 import { USER_GROUPS, type UserGroup } from '../storage/store.js';
 import { keysList, keysRotate } from './keys.js';
 import { readStdin } from './read-stdin.js';
-import { UsageError } from './usage.js';
-
-type Output = (line: string) => void;
-
-async function withContext<T>(
-  config: Config,
-  run: (ctx: ReturnType<typeof createAppContext>) => Promise<T>,
-): Promise<T> {
-  const store = openStore(config.database);
-  try {
-    await store.migrate();
-    return await run(createAppContext(config, store, systemClock));
-  } finally {
-    await store.close();
-  }
-}
+import { type Output, UsageError, parseOptions } from './usage.js';
+import { withContext } from './with-store.js';
 
 export async function serve(config: Config): Promise<void> {
   const server = await startServer(config);
@@ -66,11 +49,10 @@ export async function migrate(config: Config, out: Output): Promise<void> {
 }
 
 export async function userAdd(config: Config, args: string[], out: Output): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { uin: { type: 'string' }, group: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
-    strict: true,
-    allowPositionals: false,
+  const values = parseOptions(args, {
+    uin: { type: 'string' },
+    group: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
   });
   const uin = Number(values.uin);
   if (values.uin === undefined || !/^\d+$/.test(values.uin) || !isValidUin(uin)) {
@@ -97,15 +79,10 @@ export async function userAdd(config: Config, args: string[], out: Output): Prom
 }
 
 export async function appAdd(config: Config, args: string[], out: Output): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      name: { type: 'string' },
-      emoji: { type: 'string' },
-      'redirect-uri': { type: 'string', multiple: true },
-    },
-    strict: true,
-    allowPositionals: false,
+  const values = parseOptions(args, {
+    name: { type: 'string' },
+    emoji: { type: 'string' },
+    'redirect-uri': { type: 'string', multiple: true },
   });
   const name = values.name?.trim() ?? '';
   if (name.length < 1 || name.length > 64) throw new UsageError('--name must be 1 to 64 characters');

@@ -4,40 +4,25 @@
  * (an account never signed in to counts from its creation), one JSON line each and a summary line; with
  * `--apply` it disables them too, keeping at least one enabled admin.
  */
-import { parseArgs } from 'node:util';
-import { createAppContext } from '../app-context.js';
-import { systemClock } from '../clock.js';
 import type { Config } from '../config/config.js';
-import { openStore } from '../storage/open-store.js';
-import { UsageError } from './usage.js';
+import { type Output, UsageError, parseOptions } from './usage.js';
+import { withContext } from './with-store.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** More than any school has; the listing is one query. */
 const MAX_LISTED = 1_000_000;
 
-export async function disableDormantCommand(
-  config: Config,
-  args: string[],
-  out: (line: string) => void,
-): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { days: { type: 'string' }, apply: { type: 'boolean' } },
-    strict: true,
-    allowPositionals: false,
-  });
+export async function disableDormantCommand(config: Config, args: string[], out: Output): Promise<void> {
+  const values = parseOptions(args, { days: { type: 'string' }, apply: { type: 'boolean' } });
   if (values.days === undefined || !/^[1-9][0-9]{0,4}$/.test(values.days)) {
     throw new UsageError('--days must be a whole number of days from 1 to 99999');
   }
   const days = Number(values.days);
   const apply = values.apply === true;
 
-  const store = openStore(config.database);
-  try {
-    await store.migrate();
-    const ctx = createAppContext(config, store, systemClock);
-    const now = systemClock.now();
-    const dormant = await store.users.listDormant(now - days * DAY_MS, MAX_LISTED);
+  await withContext(config, async (ctx) => {
+    const now = ctx.clock.now();
+    const dormant = await ctx.store.users.listDormant(now - days * DAY_MS, MAX_LISTED);
     let disabled = 0;
     for (const user of dormant) {
       const lastSeen = user.lastSignInAt ?? user.createdAt;
@@ -68,7 +53,5 @@ export async function disableDormantCommand(
       });
     }
     out(JSON.stringify({ dormant: dormant.length, days, applied: apply, disabled }));
-  } finally {
-    await store.close();
-  }
+  });
 }

@@ -1,26 +1,16 @@
 import { existsSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { importCampux, importCampuxMongoExport } from '../domain/campux-import.js';
-import { openStore } from '../storage/open-store.js';
-import { UsageError } from './usage.js';
+import { type Output, UsageError, parseOptions } from './usage.js';
+import { withStore } from './with-store.js';
 
 /**
  * `campus-sso import-campux --sqlite FILE` or `--mongo-export DIR` (the files `mongoexport` wrote for the
  * collections `account`, `oauth_app` and `ban_list`): prints the import report as JSON.
  */
-export async function importCampuxCommand(
-  config: Config,
-  args: string[],
-  out: (line: string) => void,
-): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { sqlite: { type: 'string' }, 'mongo-export': { type: 'string' } },
-    strict: true,
-    allowPositionals: false,
-  });
+export async function importCampuxCommand(config: Config, args: string[], out: Output): Promise<void> {
+  const values = parseOptions(args, { sqlite: { type: 'string' }, 'mongo-export': { type: 'string' } });
   const file = values.sqlite;
   const dir = values['mongo-export'];
   if ((file === undefined) === (dir === undefined)) {
@@ -30,15 +20,11 @@ export async function importCampuxCommand(
   if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory())) {
     throw new UsageError(`no such directory: ${dir}`);
   }
-  const store = openStore(config.database);
-  try {
-    await store.migrate();
+  await withStore(config, async (store) => {
     const report =
       file !== undefined
         ? await importCampux(store, systemClock, file)
         : await importCampuxMongoExport(store, systemClock, dir as string);
     out(JSON.stringify(report, null, 2));
-  } finally {
-    await store.close();
-  }
+  });
 }

@@ -1,8 +1,7 @@
 /** `campus-sso keys rotate` and `keys list` (docs/interface.md#command-line). */
 import type { AppContext } from '../app-context.js';
 import { listSigningKeys, rotateSigningKeys, type SigningKeyState } from '../oauth/signing-keys.js';
-
-type Output = (line: string) => void;
+import type { Output } from './usage.js';
 
 function describe(state: SigningKeyState): Record<string, string | null> {
   return {

@@ -1,3 +1,5 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 export const USAGE = `usage: campus-sso <command> [options]
 
 commands:
@@ -33,4 +35,15 @@ SECRET_KEY (required with PostgreSQL) or SECRET_KEY_FILE, ...
 /** Bad arguments: the message and the usage on stderr, exit status 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** Where a command prints its lines (standard output). */
+export type Output = (line: string) => void;
+
+/** A command's `--name value` options: an unknown option or any positional argument is an error. */
+export function parseOptions<const O extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: O,
+) {
+  return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
 }
