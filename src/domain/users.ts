@@ -100,20 +100,7 @@ export class UserService {
     group: UserGroup,
     { mustChangePassword = false, ...profile }: NewPasswordOptions & NewUserProfile = {},
   ): Promise<UserRecord | undefined> {
-    const user: UserRecord = {
-      uin,
-      passwordHash: await hashPassword(password),
-      userGroup: group,
-      createdAt: this.clock.now(),
-      disabled: false,
-      mustChangePassword,
-      name: profile.name ?? null,
-      email: profile.email ?? null,
-      groups: profile.groups ?? [],
-      expiresAt: profile.expiresAt ?? null,
-      lastSignInAt: null,
-    };
-    return (await this.store.users.insert(user)) ? user : undefined;
+    return this.insert(uin, await hashPassword(password), group, mustChangePassword, profile);
   }
 
   /**
@@ -125,13 +112,24 @@ export class UserService {
     group: UserGroup,
     profile: NewUserProfile = {},
   ): Promise<UserRecord | undefined> {
+    return this.insert(uin, NO_PASSWORD_YET, group, false, profile);
+  }
+
+  /** A new enabled user, never signed in; undefined when the uin is taken. */
+  private async insert(
+    uin: number,
+    passwordHash: string,
+    group: UserGroup,
+    mustChangePassword: boolean,
+    profile: NewUserProfile,
+  ): Promise<UserRecord | undefined> {
     const user: UserRecord = {
       uin,
-      passwordHash: NO_PASSWORD_YET,
+      passwordHash,
       userGroup: group,
       createdAt: this.clock.now(),
       disabled: false,
-      mustChangePassword: false,
+      mustChangePassword,
       name: profile.name ?? null,
       email: profile.email ?? null,
       groups: profile.groups ?? [],
