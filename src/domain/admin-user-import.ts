@@ -86,40 +86,46 @@ function optionalText(value: unknown): string | undefined | false {
   return value.trim() === '' ? undefined : value.trim();
 }
 
+/**
+ * An optional column: absent or blank is undefined, and so is a cell with a problem (anything but a string,
+ * or text `read` makes a value of that `problemOf` refuses), which is pushed to `problems`.
+ */
+function optionalColumn<T>(
+  cell: unknown,
+  column: string,
+  problems: string[],
+  read: (text: string) => T,
+  problemOf: (value: T) => string | undefined,
+): T | undefined {
+  const text = optionalText(cell);
+  if (text === false) problems.push(`${column} must be text`);
+  if (text === false || text === undefined) return undefined;
+  const value = read(text);
+  const problem = problemOf(value);
+  if (problem) problems.push(problem);
+  return problem ? undefined : value;
+}
+
+const asText = (text: string): string => text;
+
+/** An ISO 8601 date or time as epoch ms; NaN for anything else. */
+const readDate = (text: string): number => (/^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN);
+
+const dateProblem = (at: number): string | undefined =>
+  Number.isNaN(at) ? 'expires_at must be an ISO 8601 date or time such as 2026-07-01' : undefined;
+
 /** The optional profile columns; each problem is pushed to `problems`. */
 function checkProfile(row: ImportRow, problems: string[]): NewUserProfile {
-  const profile: { -readonly [K in keyof NewUserProfile]: NewUserProfile[K] } = {};
-  const name = optionalText(row.name);
-  if (name === false) problems.push('name must be text');
-  else if (name !== undefined) {
-    const problem = nameProblem(name);
-    if (problem) problems.push(problem);
-    else profile.name = name;
-  }
-  const email = optionalText(row.email);
-  if (email === false) problems.push('email must be text');
-  else if (email !== undefined) {
-    const problem = emailProblem(email);
-    if (problem) problems.push(problem);
-    else profile.email = email;
-  }
-  const groups = optionalText(row.groups);
-  if (groups === false) problems.push('groups must be text');
-  else if (groups !== undefined) {
-    const tags = parseGroupList(groups);
-    const problem = groupsProblem(tags);
-    if (problem) problems.push(problem);
-    else profile.groups = tags;
-  }
-  const expiresAt = optionalText(row.expires_at);
-  if (expiresAt === false) problems.push('expires_at must be text');
-  else if (expiresAt !== undefined) {
-    const at = Date.parse(expiresAt);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(expiresAt) || Number.isNaN(at)) {
-      problems.push('expires_at must be an ISO 8601 date or time such as 2026-07-01');
-    } else profile.expiresAt = at;
-  }
-  return profile;
+  const name = optionalColumn(row.name, 'name', problems, asText, nameProblem);
+  const email = optionalColumn(row.email, 'email', problems, asText, emailProblem);
+  const groups = optionalColumn(row.groups, 'groups', problems, parseGroupList, groupsProblem);
+  const expiresAt = optionalColumn(row.expires_at, 'expires_at', problems, readDate, dateProblem);
+  return {
+    ...(name !== undefined && { name }),
+    ...(email !== undefined && { email }),
+    ...(groups !== undefined && { groups }),
+    ...(expiresAt !== undefined && { expiresAt }),
+  };
 }
 
 /** Checks one row; every problem of the row is named in its error. */
