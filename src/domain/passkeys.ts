@@ -51,6 +51,20 @@ function challengeOf(clientDataJSON: unknown): string | undefined {
   }
 }
 
+/** Runs a WebAuthn verification: a failure, thrown or answered, is a PasskeyError. */
+async function verifiedBy<T extends { verified: boolean }>(
+  verify: () => Promise<T>,
+): Promise<T & { verified: true }> {
+  let result: T;
+  try {
+    result = await verify();
+  } catch (error) {
+    throw new PasskeyError(`the passkey could not be verified: ${(error as Error).message}`);
+  }
+  if (!result.verified) throw new PasskeyError('the passkey could not be verified');
+  return result as T & { verified: true };
+}
+
 export class PasskeyService {
   private readonly rpId: string;
   private readonly origin: string;
@@ -89,21 +103,15 @@ export class PasskeyService {
   /** Verifies the browser's registration response and stores the passkey under `name`. */
   async register(uin: number, name: string, response: RegistrationResponseJSON): Promise<PasskeyRecord> {
     const challenge = await this.takeChallenge(response.response?.clientDataJSON, 'register', uin);
-    let verified;
-    try {
-      verified = await (
-        await webauthn()
-      ).verifyRegistrationResponse({
+    const verified = await verifiedBy(async () =>
+      (await webauthn()).verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: this.origin,
         expectedRPID: this.rpId,
         requireUserVerification: false,
-      });
-    } catch (error) {
-      throw new PasskeyError(`the passkey could not be verified: ${(error as Error).message}`);
-    }
-    if (!verified.verified) throw new PasskeyError('the passkey could not be verified');
+      }),
+    );
     const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
     const passkey: PasskeyRecord = {
       id: randomToken(12),
@@ -163,11 +171,8 @@ export class PasskeyService {
     const passkey =
       typeof response.id === 'string' ? await this.store.secondFactors.findPasskey(response.id) : undefined;
     if (!passkey || (uin !== null && passkey.uin !== uin)) throw new PasskeyError('unknown passkey');
-    let verified;
-    try {
-      verified = await (
-        await webauthn()
-      ).verifyAuthenticationResponse({
+    const verified = await verifiedBy(async () =>
+      (await webauthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: this.origin,
@@ -179,11 +184,8 @@ export class PasskeyService {
           transports: [...passkey.transports],
         },
         requireUserVerification: purpose === 'passwordless',
-      });
-    } catch (error) {
-      throw new PasskeyError(`the passkey could not be verified: ${(error as Error).message}`);
-    }
-    if (!verified.verified) throw new PasskeyError('the passkey could not be verified');
+      }),
+    );
     await this.store.secondFactors.touchPasskey(
       passkey.id,
       verified.authenticationInfo.newCounter,
