@@ -1,23 +1,28 @@
 import type { AppRecord, CodeChallengeMethod } from '../../storage/store.js';
 
+/** The authorization request's parameters campus-sso reads (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, RFC 7636 §4.3). */
+export const AUTHORIZATION_PARAMETERS = [
+  'client_id',
+  'redirect_uri',
+  'state',
+  'response_type',
+  'scope',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'max_age',
+  'request',
+  'request_uri',
+] as const;
+
 /**
  * The authorization request's parameters as the page, the GET endpoint or a form POST carry them
  * (docs/interface.md#authorization-page), not yet validated.
  */
-export interface AuthorizationParams {
-  readonly client_id?: string | undefined;
-  readonly redirect_uri?: string | undefined;
-  readonly state?: string | undefined;
-  readonly response_type?: string | undefined;
-  readonly scope?: string | undefined;
-  readonly nonce?: string | undefined;
-  readonly code_challenge?: string | undefined;
-  readonly code_challenge_method?: string | undefined;
-  readonly prompt?: string | undefined;
-  readonly max_age?: string | undefined;
-  readonly request?: string | undefined;
-  readonly request_uri?: string | undefined;
-}
+export type AuthorizationParams = {
+  readonly [name in (typeof AUTHORIZATION_PARAMETERS)[number]]?: string | undefined;
+};
 
 /** Where errors may be sent once client and redirect URI are known good (RFC 6749 §4.1.2.1). */
 export interface VerifiedRedirect {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { decideAuthorization, type Decision, errorRedirect } from '../../../oauth/authorization/authorize.js';
-import type { AuthorizationParams } from '../../../oauth/authorization/request.js';
+import { AUTHORIZATION_PARAMETERS, type AuthorizationParams } from '../../../oauth/authorization/request.js';
 import {
   RedirectableAuthorizationError,
   validateAuthorizationRequest,
@@ -15,28 +15,13 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { findSignedIn, type SignedIn } from '../../session-cookie.js';
 
-const PARAMETER_NAMES = [
-  'client_id',
-  'redirect_uri',
-  'state',
-  'response_type',
-  'scope',
-  'nonce',
-  'code_challenge',
-  'code_challenge_method',
-  'prompt',
-  'max_age',
-  'request',
-  'request_uri',
-] as const;
-
 /**
  * The authorization request's parameters as the page passes them through. RFC 6749 §3.1: unrecognized
  * parameters MUST be ignored, so other fields are allowed; known ones must be strings, sent once.
  */
 const AuthorizeBody = Type.Object(
   {
-    ...Object.fromEntries(PARAMETER_NAMES.map((name) => [name, Type.Optional(Type.String())])),
+    ...Object.fromEntries(AUTHORIZATION_PARAMETERS.map((name) => [name, Type.Optional(Type.String())])),
     scope: Type.Optional(Type.String({ maxLength: 1024 })),
     nonce: Type.Optional(Type.String({ maxLength: 1024 })),
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
@@ -55,7 +40,7 @@ type FormRequest = Readonly<Record<string, string | readonly string[]>>;
 /** The known parameters of a query string; a repeated one counts with its first value, as on the page. */
 function parametersOf(query: URLSearchParams): AuthorizationParams {
   const params: Record<string, string> = {};
-  for (const name of PARAMETER_NAMES) {
+  for (const name of AUTHORIZATION_PARAMETERS) {
     const value = query.get(name);
     if (value !== null) params[name] = value;
   }
