@@ -29,12 +29,14 @@ export interface Minted<T> {
   readonly record: T;
 }
 
-export function mintAccessToken(
-  ctx: AppContext,
-  grant: TokenGrant,
-  familyId: string | null,
-  now: number,
-): Minted<AccessTokenRecord> {
+/** What an access and a refresh token record both take from their grant. */
+type GrantedToken = Pick<
+  AccessTokenRecord & RefreshTokenRecord,
+  'tokenHash' | 'clientId' | 'uin' | 'scope' | 'codeHash' | 'createdAt' | 'expiresAt' | 'revoked'
+>;
+
+/** A new credential issued at `now` for `grant`, stored under its key and valid `ttlSeconds`. */
+function mintForGrant(grant: TokenGrant, now: number, ttlSeconds: number): Minted<GrantedToken> {
   const value = newCredential(now);
   return {
     value,
@@ -44,12 +46,21 @@ export function mintAccessToken(
       uin: grant.uin,
       scope: grant.scope,
       codeHash: grant.codeHash,
-      familyId,
       createdAt: now,
-      expiresAt: now + ctx.config.accessTokenTtl * 1000,
+      expiresAt: now + ttlSeconds * 1000,
       revoked: false,
     },
   };
+}
+
+export function mintAccessToken(
+  ctx: AppContext,
+  grant: TokenGrant,
+  familyId: string | null,
+  now: number,
+): Minted<AccessTokenRecord> {
+  const { value, record } = mintForGrant(grant, now, ctx.config.accessTokenTtl);
+  return { value, record: { ...record, familyId } };
 }
 
 export function mintRefreshToken(
@@ -59,24 +70,10 @@ export function mintRefreshToken(
   authTime: number,
   now: number,
 ): Minted<RefreshTokenRecord> {
-  const value = newCredential(now);
+  const { value, record } = mintForGrant(grant, now, ctx.config.refreshTokenTtl);
   return {
     value,
-    record: {
-      tokenHash: credentialKey(value),
-      familyId,
-      clientId: grant.clientId,
-      uin: grant.uin,
-      scope: grant.scope,
-      authTime,
-      codeHash: grant.codeHash,
-      createdAt: now,
-      expiresAt: now + ctx.config.refreshTokenTtl * 1000,
-      rotatedAt: null,
-      revoked: false,
-      amr: grant.amr,
-      sid: grant.sid,
-    },
+    record: { ...record, familyId, authTime, rotatedAt: null, amr: grant.amr, sid: grant.sid },
   };
 }
 
@@ -114,14 +111,11 @@ export interface TokenResponse {
 }
 
 export async function tokenResponse(ctx: AppContext, issued: IssuedTokens): Promise<TokenResponse> {
-  const response: {
-    access_token: string;
-    token_type: 'Bearer';
-    expires_in: number;
-    refresh_token?: string;
-    scope?: string;
-    id_token?: string;
-  } = { access_token: issued.accessToken, token_type: 'Bearer', expires_in: ctx.config.accessTokenTtl };
+  const response: { -readonly [K in keyof TokenResponse]: TokenResponse[K] } = {
+    access_token: issued.accessToken,
+    token_type: 'Bearer',
+    expires_in: ctx.config.accessTokenTtl,
+  };
   if (issued.refreshToken !== undefined) response.refresh_token = issued.refreshToken;
   // RFC 6749 §5.1: scope is echoed when the client asked for one (legacy clients ask for none and get none).
   if (issued.scope !== null) response.scope = issued.scope;
