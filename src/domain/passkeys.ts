@@ -106,9 +106,7 @@ export class PasskeyService {
     const verified = await verifiedBy(async () =>
       (await webauthn()).verifyRegistrationResponse({
         response,
-        expectedChallenge: challenge,
-        expectedOrigin: this.origin,
-        expectedRPID: this.rpId,
+        ...this.expected(challenge),
         requireUserVerification: false,
       }),
     );
@@ -174,9 +172,7 @@ export class PasskeyService {
     const verified = await verifiedBy(async () =>
       (await webauthn()).verifyAuthenticationResponse({
         response,
-        expectedChallenge: challenge,
-        expectedOrigin: this.origin,
-        expectedRPID: this.rpId,
+        ...this.expected(challenge),
         credential: {
           id: passkey.credentialId,
           publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
@@ -192,6 +188,11 @@ export class PasskeyService {
       this.clock.now(),
     );
     return { passkey, userVerified: verified.authenticationInfo.userVerified };
+  }
+
+  /** What a response must carry to be ours (WebAuthn §7.1, §7.2): the challenge, our origin and RP ID. */
+  private expected(challenge: string) {
+    return { expectedChallenge: challenge, expectedOrigin: this.origin, expectedRPID: this.rpId };
   }
 
   private async remember(challenge: string, purpose: WebAuthnPurpose, uin: number | null): Promise<void> {
