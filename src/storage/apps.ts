@@ -12,7 +12,7 @@ import {
   bit,
   forDialect,
   parseList,
-  preparedPositionalLookup,
+  preparedLookup,
   writeDurably,
   writeOneDurably,
 } from './connection.js';
@@ -65,53 +65,9 @@ function appRow(app: AppRecord): AppRow {
 
 type FindApp = (clientId: string) => Promise<AppRecord | undefined>;
 
-/** The apps table's columns, in the order appRowAt reads them (SQLite reads this row by position). */
-const APP_COLUMNS = [
-  'client_id',
-  'name',
-  'emoji',
-  'secret_hash',
-  'redirect_uris',
-  'created_at',
-  'disabled',
-  'allow_refresh_tokens',
-  'allowed_groups',
-  'post_logout_redirect_uris',
-  'backchannel_logout_uri',
-  'backchannel_logout_last_at',
-  'backchannel_logout_last_result',
-  'listed',
-  'homepage_url',
-] as const satisfies readonly (keyof AppRow)[];
-
-function appRowAt(v: readonly unknown[]): AppRow {
-  return {
-    client_id: v[0] as string,
-    name: v[1] as string,
-    emoji: v[2] as string,
-    secret_hash: v[3] as string,
-    redirect_uris: v[4] as string,
-    created_at: v[5] as number,
-    disabled: v[6] as number,
-    allow_refresh_tokens: v[7] as number,
-    allowed_groups: v[8] as string,
-    post_logout_redirect_uris: v[9] as string,
-    backchannel_logout_uri: v[10] as string | null,
-    backchannel_logout_last_at: v[11] as number | null,
-    backchannel_logout_last_result: v[12] as string | null,
-    listed: v[13] as number,
-    homepage_url: v[14] as string | null,
-  };
-}
-
 const findApp: HotPath<FindApp> = {
   sqlite(database) {
-    return preparedPositionalLookup(
-      database,
-      `select ${APP_COLUMNS.join(', ')} from apps where client_id = ?`,
-      APP_COLUMNS,
-      (values) => toApp(appRowAt(values)),
-    );
+    return preparedLookup(database, 'select * from apps where client_id = ?', toApp);
   },
   postgres(pool) {
     return batchedLookup(pool, {

@@ -6,13 +6,7 @@
  */
 import type { Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { HotPath } from './connection.js';
-import {
-  Repository,
-  batchedLookup,
-  forDialect,
-  nullableNumber,
-  preparedPositionalLookup,
-} from './connection.js';
+import { Repository, batchedLookup, forDialect, nullableNumber, preparedLookup } from './connection.js';
 import type { Database } from './schema.js';
 import type {
   AuthorizationCodeRecord,
@@ -89,84 +83,22 @@ function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
   };
 }
 
-/** CodeWithGrantorRow's columns, in the order of the select list below (read by position on SQLite). */
-const CODE_COLUMNS = [
-  'code_hash',
-  'client_id',
-  'uin',
-  'redirect_uri',
-  'scope',
-  'nonce',
-  'code_challenge',
-  'code_challenge_method',
-  'auth_time',
-  'created_at',
-  'expires_at',
-  'used_at',
-  'amr',
-  'sid',
-] as const;
-const GRANTOR_COLUMNS = [
-  'password_hash',
-  'user_group',
-  'created_at',
-  'disabled',
-  'must_change_password',
-  'name',
-  'email',
-  'groups',
-  'expires_at',
-  'last_sign_in_at',
-] as const;
-/** A grantor column's name in the row: `user_` and its own name (`user_group` is already prefixed). */
-const grantorName = (column: string): string => (column.startsWith('user_') ? column : `user_${column}`);
-const WITH_GRANTOR_NAMES = [...CODE_COLUMNS, ...GRANTOR_COLUMNS.map(grantorName)];
 /** CodeWithGrantorRow's select list and joins, shared by both databases' statements. */
-const WITH_GRANTOR_COLUMNS = [
-  ...CODE_COLUMNS.map((column) => `c.${column}`),
-  ...GRANTOR_COLUMNS.map((column) => `u.${column} as ${grantorName(column)}`),
-].join(', ');
+const WITH_GRANTOR_COLUMNS = `c.*, u.password_hash as user_password_hash, u.user_group,
+         u.created_at as user_created_at, u.disabled as user_disabled,
+         u.must_change_password as user_must_change_password, u.name as user_name,
+         u.email as user_email, u.groups as user_groups, u.expires_at as user_expires_at,
+         u.last_sign_in_at as user_last_sign_in_at`;
 const WITH_GRANTOR_JOIN = 'left join users u on u.uin = c.uin';
-
-/** A SQLite row of WITH_GRANTOR_NAMES, by position (an object literal: see preparedPositionalLookup). */
-function withGrantorRow(v: readonly unknown[]): CodeWithGrantorRow {
-  return {
-    code_hash: v[0] as string,
-    client_id: v[1] as string,
-    uin: v[2] as number,
-    redirect_uri: v[3] as string,
-    scope: v[4] as string | null,
-    nonce: v[5] as string | null,
-    code_challenge: v[6] as string | null,
-    code_challenge_method: v[7] as string | null,
-    auth_time: v[8] as number,
-    created_at: v[9] as number,
-    expires_at: v[10] as number,
-    used_at: v[11] as number | null,
-    amr: v[12] as string | null,
-    sid: v[13] as string | null,
-    user_password_hash: v[14] as string | null,
-    user_group: v[15] as string | null,
-    user_created_at: v[16] as number | null,
-    user_disabled: v[17] as number | null,
-    user_must_change_password: v[18] as number | null,
-    user_name: v[19] as string | null,
-    user_email: v[20] as string | null,
-    user_groups: v[21] as string | null,
-    user_expires_at: v[22] as number | null,
-    user_last_sign_in_at: v[23] as number | null,
-  };
-}
 
 type FindWithGrantor = (codeHash: string) => Promise<CodeWithGrantor | undefined>;
 
 const codeWithGrantor: HotPath<FindWithGrantor> = {
   sqlite(database) {
-    return preparedPositionalLookup(
+    return preparedLookup(
       database,
       `select ${WITH_GRANTOR_COLUMNS} from authorization_codes c ${WITH_GRANTOR_JOIN} where c.code_hash = ?`,
-      WITH_GRANTOR_NAMES,
-      (values) => toCodeWithGrantor(withGrantorRow(values)),
+      toCodeWithGrantor,
     );
   },
   postgres(pool) {

@@ -78,32 +78,36 @@ export function prepareOnFirstUse(
 }
 
 /**
- * A SQLite look-up by one key whose row is read by position (better-sqlite3's raw mode), for rows wider
- * than about 16 columns: better-sqlite3 builds a named row that wide several microseconds slower than the
- * query itself runs (docs/architecture.md#storage). `columns` names the values in the order `map` reads
- * them; the statement's own column names are checked against it once, when it is prepared.
+ * A function that turns a raw row (its values in the statement's column order) into the named row, written
+ * as one object literal over the statement's own column names. better-sqlite3 builds a named row property by
+ * property from C++, which for the 11 to 24 columns of the hot-path rows costs more than the query itself;
+ * an object literal costs a fraction of that (docs/architecture.md#storage). The names come from the
+ * prepared statement and are quoted with JSON.stringify, so no text of a request reaches the generated code.
  */
-export function preparedPositionalLookup<K, V>(
+function rowBuilder(names: readonly string[]): (values: readonly unknown[]) => unknown {
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
+  return new Function('values', `return { ${fields} };`) as (values: readonly unknown[]) => unknown;
+}
+
+/**
+ * A SQLite look-up by one key: the prepared statement's row, mapped, or undefined when none matched. The
+ * row is read raw and named by rowBuilder.
+ */
+export function preparedLookup<K, R, V>(
   database: BetterSqlite3.Database,
   sql: string,
-  columns: readonly string[],
-  map: (values: readonly unknown[]) => V,
+  map: (row: R) => V,
 ): (key: K) => Promise<V | undefined> {
-  let statement: BetterSqlite3.Statement | undefined;
-  const prepared = (): BetterSqlite3.Statement => {
-    if (statement) return statement;
-    const fresh = database.prepare(sql).raw(true);
-    const answered = fresh.columns().map((column) => column.name);
-    if (answered.join() !== columns.join()) {
-      throw new Error(
-        `positional look-up: expected columns ${columns.join()}, the statement answers ${answered.join()}`,
-      );
-    }
-    return (statement = fresh);
+  let prepared:
+    { statement: BetterSqlite3.Statement; named: (values: readonly unknown[]) => unknown } | undefined;
+  const prepare = (): NonNullable<typeof prepared> => {
+    const statement = database.prepare(sql).raw(true);
+    return { statement, named: rowBuilder(statement.columns().map((column) => column.name)) };
   };
   return async (key) => {
-    const values = prepared().get(key) as unknown[] | undefined;
-    return values && map(values);
+    prepared ??= prepare();
+    const values = prepared.statement.get(key) as unknown[] | undefined;
+    return values && map(prepared.named(values) as R);
   };
 }
 

@@ -11,7 +11,7 @@ import {
   forDialect,
   nullableNumber,
   parseList,
-  preparedPositionalLookup,
+  preparedLookup,
   writeOneDurably,
 } from './connection.js';
 import type { Database } from './schema.js';
@@ -44,45 +44,9 @@ export function toUser(row: UserRow): UserRecord {
 
 type FindUser = (uin: number) => Promise<UserRecord | undefined>;
 
-/** The users table's columns, in the order userRowAt reads them (SQLite reads this row by position). */
-const USER_COLUMNS = [
-  'uin',
-  'password_hash',
-  'user_group',
-  'created_at',
-  'disabled',
-  'must_change_password',
-  'name',
-  'email',
-  'groups',
-  'expires_at',
-  'last_sign_in_at',
-] as const satisfies readonly (keyof UserRow)[];
-
-function userRowAt(v: readonly unknown[]): UserRow {
-  return {
-    uin: v[0] as number,
-    password_hash: v[1] as string,
-    user_group: v[2] as string,
-    created_at: v[3] as number,
-    disabled: v[4] as number,
-    must_change_password: v[5] as number,
-    name: v[6] as string | null,
-    email: v[7] as string | null,
-    groups: v[8] as string,
-    expires_at: v[9] as number | null,
-    last_sign_in_at: v[10] as number | null,
-  };
-}
-
 const findUser: HotPath<FindUser> = {
   sqlite(database) {
-    return preparedPositionalLookup(
-      database,
-      `select ${USER_COLUMNS.join(', ')} from users where uin = ?`,
-      USER_COLUMNS,
-      (values) => toUser(userRowAt(values)),
-    );
+    return preparedLookup(database, 'select * from users where uin = ?', toUser);
   },
   postgres(pool) {
     return async (uin) => {
