@@ -90,23 +90,23 @@ function rowBuilder(names: readonly string[]): (values: readonly unknown[]) => u
 }
 
 /**
- * A SQLite look-up by one key: the prepared statement's row, mapped, or undefined when none matched. The
+ * A SQLite look-up: the prepared statement's row for these parameters, mapped, or undefined when none matched. The
  * row is read raw and named by rowBuilder.
  */
-export function preparedLookup<K, R, V>(
+export function preparedLookup<P extends readonly unknown[], R, V>(
   database: BetterSqlite3.Database,
   sql: string,
   map: (row: R) => V,
-): (key: K) => Promise<V | undefined> {
+): (...parameters: P) => Promise<V | undefined> {
   let prepared:
     { statement: BetterSqlite3.Statement; named: (values: readonly unknown[]) => unknown } | undefined;
   const prepare = (): NonNullable<typeof prepared> => {
     const statement = database.prepare(sql).raw(true);
     return { statement, named: rowBuilder(statement.columns().map((column) => column.name)) };
   };
-  return async (key) => {
+  return async (...parameters) => {
     prepared ??= prepare();
-    const values = prepared.statement.get(key) as unknown[] | undefined;
+    const values = prepared.statement.get(...parameters) as unknown[] | undefined;
     return values && map(prepared.named(values) as R);
   };
 }

@@ -7,7 +7,14 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, batchedLookup, changed, forDialect, prepareOnFirstUse } from './connection.js';
+import {
+  Repository,
+  batchedLookup,
+  changed,
+  forDialect,
+  prepareOnFirstUse,
+  preparedLookup,
+} from './connection.js';
 import type { Database } from './schema.js';
 import type { AccessTokenRecord, ActiveTokenOwner, RefreshTokenRecord, TokenRepository } from './store.js';
 import {
@@ -36,16 +43,14 @@ type FindActiveOwner = (tokenHash: string, now: number) => Promise<ActiveTokenOw
 
 const activeOwner: HotPath<FindActiveOwner> = {
   sqlite(database) {
-    const statement = prepareOnFirstUse(
+    const find = preparedLookup<[string, number, number], ActiveTokenOwnerRow, ActiveTokenOwner>(
       database,
       `select ${ACTIVE_OWNER_COLUMNS} from access_tokens t ${OWNER_JOINS}
         where t.token_hash = ? and ${isActiveAt('?')}`,
+      toActiveTokenOwner,
     );
-    return async (tokenHash, now) => {
-      // `now` twice: the token's expiry and the account's.
-      const row = statement().get(tokenHash, now, now) as ActiveTokenOwnerRow | undefined;
-      return row && toActiveTokenOwner(row);
-    };
+    // `now` twice: the token's expiry and the account's.
+    return (tokenHash, now) => find(tokenHash, now, now);
   },
   postgres(pool) {
     // Many tokens, each checked at its own `now`.
