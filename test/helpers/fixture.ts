@@ -14,9 +14,15 @@
  * The fixture's parts are handles made when the suite is declared and filled when its server starts, so a
  * suite can destructure them in its parameter list and use them in its hooks and tests; reading one of their
  * fields while tests are being declared (outside a hook or a test) throws.
+ *
+ * A suite that moves time itself asks for `manualClock`: each database's server then runs on its own
+ * ManualClock, handed to the suite as `clock`. Suites that start no server (the Store suite opens fresh
+ * databases itself; a CLI suite starts `campus-sso serve` processes) use `describeEachDatabase`, the
+ * reachability rule alone.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Clock } from '../../src/clock.js';
+import type { NewApp } from '../../src/domain/apps.js';
 import type { AppRecord, UserGroup } from '../../src/storage/store.js';
 import { assertReachable, skipUnreachable } from './databases.js';
 import { Browser } from './http.js';
@@ -40,12 +46,35 @@ export interface Client {
   readonly clientSecret: string;
 }
 
-export async function registerClient(
-  server: TestServer,
-  redirectUris: readonly string[] = [REDIRECT_URI],
-): Promise<Client> {
-  const { app, clientSecret } = await server.ctx.apps.create({ name: 'Library', emoji: '📚', redirectUris });
-  return { app, clientId: app.clientId, clientSecret };
+/** Registers the Library app (redirect URI REDIRECT_URI) with any fields of `app` instead. */
+export async function registerClient(server: TestServer, app: Partial<NewApp> = {}): Promise<Client> {
+  const created = await server.ctx.apps.create({
+    name: 'Library',
+    emoji: '📚',
+    redirectUris: [REDIRECT_URI],
+    ...app,
+  });
+  return { app: created.app, clientId: created.app.clientId, clientSecret: created.clientSecret };
+}
+
+/** A clock the test moves by hand (`manualClock` gives each database's server one). */
+export interface ManualClock extends Clock {
+  set(epochMs: number): void;
+  advance(milliseconds: number): void;
+}
+
+/** A ManualClock standing at `epochMs` until it is moved. */
+export function manualClock(epochMs: number): ManualClock {
+  let time = epochMs;
+  return {
+    now: () => time,
+    set: (to) => {
+      time = to;
+    },
+    advance: (milliseconds) => {
+      time += milliseconds;
+    },
+  };
 }
 
 /** Creates a user and signs them in through `POST /v1/account/login`; `browser` holds the session cookie. */
@@ -69,9 +98,15 @@ export interface DatabaseSuiteOptions {
   readonly databases?: readonly DatabaseKind[];
   /** Configuration the server starts with (read as environment variables, e.g. `BASE_URL`). */
   readonly env?: Readonly<Record<string, string>>;
+  /** The clock the server reads (shared by both databases' servers); the system clock unless given. */
   readonly clock?: Clock;
-  /** Register an app before the tests: `true` for one with REDIRECT_URI, or the redirect URIs it registers. */
-  readonly client?: true | { readonly redirectUris: readonly string[] };
+  /**
+   * A ManualClock per database instead, standing at this epoch-millisecond time (or at the time the suite is
+   * declared, for `true`) until the suite moves it; the suite gets it as `clock`.
+   */
+  readonly manualClock?: true | number;
+  /** Register an app before the tests: `true` for the Library app of registerClient, or what differs from it. */
+  readonly client?: true | Partial<NewApp>;
   /** Create a user of this group and sign them in before the tests (uin fresh, password PASSWORD unless given). */
   readonly user?:
     UserGroup | { readonly group: UserGroup; readonly uin?: number; readonly password?: string };
@@ -93,6 +128,8 @@ export interface DatabaseFixture {
   readonly client: Client;
   /** The signed-in user, when the suite asked for `user`. */
   readonly user: SignedInUser;
+  /** The server's clock, when the suite asked for `manualClock`. */
+  readonly clock: ManualClock;
 }
 
 /** Before the suite's server has started, or for a part the suite did not ask for, says so instead of undefined. */
@@ -103,6 +140,20 @@ function filled<T>(value: T | undefined, what: string): T {
 
 function noUser(suite: string): never {
   throw new Error(`describeOnDatabases: "${suite}" asked for no user: pass { user: 'member' }`);
+}
+
+/** The suite's ManualClock, or one that says how to ask for it. */
+function suiteClock(suite: string, options: DatabaseSuiteOptions): ManualClock {
+  if (options.manualClock !== undefined && options.clock !== undefined) {
+    throw new Error(`describeOnDatabases: "${suite}" asks for both clock and manualClock`);
+  }
+  if (options.manualClock !== undefined) {
+    return manualClock(options.manualClock === true ? Date.now() : options.manualClock);
+  }
+  const missing = (): never => {
+    throw new Error(`describeOnDatabases: "${suite}" asked for no clock: pass { manualClock: true }`);
+  };
+  return { now: missing, set: missing, advance: missing };
 }
 
 class ServerHandle implements TestServer {
@@ -197,19 +248,18 @@ function declareSuite(
           return noUser(suite);
         },
       };
+  const clock = suiteClock(suite, options);
+  const serverClock = options.manualClock !== undefined ? clock : options.clock;
 
   beforeAll(async () => {
     assertReachable(database);
     server.running = await startTestServer({
       database,
       ...(options.env ? { env: options.env } : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
+      ...(serverClock ? { clock: serverClock } : {}),
     });
     if (options.client !== undefined) {
-      client.registered = await registerClient(
-        server,
-        options.client === true ? [REDIRECT_URI] : options.client.redirectUris,
-      );
+      client.registered = await registerClient(server, options.client === true ? {} : options.client);
     }
     if (asked) await signedInUser(server, user.group, user.uin, user.password, user.browser);
   });
@@ -217,7 +267,7 @@ function declareSuite(
     await server.close();
   });
 
-  body({ database, server, client, user });
+  body({ database, server, client, user, clock });
 }
 
 /**
