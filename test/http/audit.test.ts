@@ -2,13 +2,12 @@
  * The audit trail (docs/interface.md#people-groups-and-audit): what is recorded, the admin's list and CSV
  * export, the user's own recent sign-ins, and the retention.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog, csvCell } from '../../src/domain/audit.js';
 import type { AuditEventView } from '../../src/shared/views.js';
 import type { Store } from '../../src/storage/store.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
 import {
   PASSWORD,
   REDIRECT_URI,
@@ -28,17 +27,8 @@ interface AuditPage {
   next_cursor: string | null;
 }
 
-describe.each(DATABASES)('audit trail on %s', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
-  let admin: Browser;
-  let adminUin: number;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    ({ uin: adminUin, browser: admin } = await signedInUser(server, 'admin'));
-  });
-  afterAll(async () => server?.close());
+describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
+  const { uin: adminUin, browser: admin } = user;
 
   async function audit(query: string): Promise<AuditPage> {
     const response = await admin.call('GET', `/v1/admin/audit${query}`);

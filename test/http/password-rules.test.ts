@@ -2,12 +2,10 @@
  * docs/security.md: a new password has 8 to 256 characters, is not among the 10,000 most common passwords
  * (or as easy to guess) and does not contain the uin — wherever a password is chosen.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { PASSWORD, describeOnDatabases } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
 
-const PASSWORD = 'correct horse battery staple';
 const COMMON = ['12345678', 'password', 'qwertyui', '        '];
 
 async function answerOf(response: Response): Promise<{ status: number; code: number; msg: string }> {
@@ -15,18 +13,8 @@ async function answerOf(response: Response): Promise<{ status: number; code: num
   return { status: response.status, code: body.code, msg: body.msg };
 }
 
-describe.each(DATABASES)('choosing a password (%s)', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
-  let admin: Browser;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    await server.ctx.users.create(10_001, PASSWORD, 'admin');
-    admin = new Browser(server.baseUrl);
-    expect((await admin.login(10_001, PASSWORD)).status).toBe(200);
-  });
-  afterAll(async () => server?.close());
+describeOnDatabases('choosing a password', { user: { group: 'admin', uin: 10_001 } }, ({ server, user }) => {
+  const admin = user.browser;
 
   describe('POST /v1/account/password', () => {
     it.each(COMMON)('refuses the common password %j with 400 code 1 saying why', async (common) => {

@@ -4,11 +4,11 @@
  * `users disable-dormant`.
  */
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { disableDormantCommand } from '../../src/cli/disable-dormant.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
+import { startTestServer } from '../helpers/server.js';
 import {
   PASSWORD,
   REDIRECT_URI,
@@ -41,16 +41,8 @@ interface UserJson {
 
 const DAY = 24 * 3600 * 1000;
 
-describe.each(DATABASES)('people and groups on %s', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
-  let admin: Browser;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    ({ browser: admin } = await signedInUser(server, 'admin'));
-  });
-  afterAll(async () => server?.close());
+describeOnDatabases('people and groups', { user: 'admin' }, ({ database, server, user }) => {
+  const admin = user.browser;
 
   async function patchUser(uin: number, body: unknown): Promise<Response> {
     return admin.call('PATCH', `/v1/admin/users/${uin}`, body);

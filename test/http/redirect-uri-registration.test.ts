@@ -3,26 +3,14 @@
  * what is stored is exactly what a browser is sent to. A URI with credentials, a backslash or whitespace, or
  * one whose canonical form differs from what was typed, is refused with the reason.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
+import { expect, it } from 'vitest';
+import { describeOnDatabases } from '../helpers/fixture.js';
 
-const PASSWORD = 'correct horse battery staple';
 const APP = { name: 'Library', emoji: '📚' };
+const SUITE = { user: { group: 'admin', uin: 10_001 } } as const;
 
-describe.each(DATABASES)('POST and PATCH /v1/admin/apps redirect URIs (%s)', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
-  let admin: Browser;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    await server.ctx.users.create(10_001, PASSWORD, 'admin');
-    admin = new Browser(server.baseUrl);
-    expect((await admin.login(10_001, PASSWORD)).status).toBe(200);
-  });
-  afterAll(async () => server?.close());
+describeOnDatabases('POST and PATCH /v1/admin/apps redirect URIs', SUITE, ({ server, user }) => {
+  const admin = user.browser;
 
   it.each([
     ['https:/\\evil.example', /backslash/],

@@ -2,10 +2,9 @@
  * Recovery without email (docs/interface.md#people-groups-and-audit): an admin's one-time reset code, redeemed
  * at `POST /v1/account/password-reset`, and the CSV import's codes for rows without a password.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
 import {
   PASSWORD,
   freshUin,
@@ -24,16 +23,8 @@ interface Envelope<T> {
 const NEW_PASSWORD = 'a fresh start 2026';
 const CODE_FORMAT = /^[A-HJKMNP-Z2-9]{4}-[A-HJKMNP-Z2-9]{4}-[A-HJKMNP-Z2-9]{4}$/;
 
-describe.each(DATABASES)('reset codes on %s', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
-  let admin: Browser;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    ({ browser: admin } = await signedInUser(server, 'admin'));
-  });
-  afterAll(async () => server?.close());
+describeOnDatabases('reset codes', { user: 'admin' }, ({ server, user }) => {
+  const admin = user.browser;
 
   async function issue(uin: number): Promise<{ code: string; expires_at: string }> {
     const response = await admin.call('POST', `/v1/admin/users/${uin}/reset-code`, {});

@@ -3,23 +3,19 @@
  * BASE_URL, and several same-named session cookies are resolved one consistent way: the one naming a live
  * session is used; when more than one does, none is.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
 
 const PASSWORD = 'a long enough password';
 const PUBLIC_ORIGIN = 'https://sso.example.edu';
 
-describe.each(DATABASES)('the session cookie under an https BASE_URL (%s)', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
+const HTTPS = { env: { BASE_URL: PUBLIC_ORIGIN } };
 
+describeOnDatabases('the session cookie under an https BASE_URL', HTTPS, ({ server }) => {
   beforeAll(async () => {
-    server = await startTestServer({ database, env: { BASE_URL: PUBLIC_ORIGIN } });
     await server.ctx.users.create(6_000_000_001, PASSWORD, 'user');
   });
-  afterAll(async () => server?.close());
 
   const me = (cookie: string): Promise<Response> =>
     fetch(`${server.baseUrl}/v1/account/me`, { headers: { cookie } });
@@ -53,16 +49,11 @@ describe.each(DATABASES)('the session cookie under an https BASE_URL (%s)', (dat
   });
 });
 
-describe.each(DATABASES)('several session cookies in one request (%s)', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
-
+describeOnDatabases('several session cookies in one request', ({ server }) => {
   beforeAll(async () => {
-    server = await startTestServer({ database });
     await server.ctx.users.create(6_000_000_002, PASSWORD, 'user');
     await server.ctx.users.create(6_000_000_003, PASSWORD, 'user');
   });
-  afterAll(async () => server?.close());
 
   async function sessionId(uin: number): Promise<string> {
     const browser = new Browser(server.baseUrl);
