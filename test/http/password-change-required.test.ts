@@ -4,12 +4,10 @@
  * call but `POST /v1/account/password`, `GET /v1/account/me` and sign-out answers 403 code 9. A password the
  * operator gives the command line need not be changed. Over real HTTP, on SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EnvelopeCode } from '../../src/shared/envelope.js';
+import { type DatabaseSuiteOptions, describeOnDatabases, REDIRECT_URI } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { REDIRECT_URI, registerClient, type Client } from '../oauth/support.js';
-import { skipUnreachable } from '../helpers/databases.js';
 
 interface Envelope<T = Record<string, unknown>> {
   code: number;
@@ -34,26 +32,16 @@ async function expectPasswordChangeRequired(response: Response): Promise<void> {
   });
 }
 
-describe.each(DATABASES)('a password that must be changed, on %s', (database) => {
-  if (skipUnreachable(database)) return;
+const SUITE: DatabaseSuiteOptions = {
+  // The admin is made as the operator would, at the command line: nothing to change.
+  user: { group: 'admin', uin: 60_000, password: ADMIN_PASSWORD },
+  client: true,
+};
 
-  let server: TestServer;
-  let admin: Browser;
-  let client: Client;
+describeOnDatabases('a password that must be changed', SUITE, ({ server, user, client }) => {
+  const admin = user.browser;
   let nextUin = 70_000;
   const freshUin = (): number => nextUin++;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    // Made as the operator would, at the command line: nothing to change.
-    await server.ctx.users.create(60_000, ADMIN_PASSWORD, 'admin');
-    admin = new Browser(server.baseUrl);
-    expect((await admin.login(60_000, ADMIN_PASSWORD)).status).toBe(200);
-    client = await registerClient(server);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
 
   /** A user an admin created through the admin API, signed in with the password the admin chose. */
   async function adminCreated(

@@ -5,21 +5,13 @@
  */
 import { decodeJwt } from 'jose';
 import { generateSync } from 'otplib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EnvelopeCode } from '../../src/shared/envelope.js';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
-import { skipUnreachable } from '../helpers/databases.js';
-import {
-  PASSWORD,
-  REDIRECT_URI,
-  type Client,
-  exchangeCode,
-  freshUin,
-  obtainCode,
-  registerClient,
-} from '../oauth/support.js';
+import { PASSWORD, REDIRECT_URI, exchangeCode, freshUin, obtainCode } from '../oauth/support.js';
 
 interface Envelope<T = Record<string, unknown>> {
   code: number;
@@ -30,20 +22,6 @@ interface Envelope<T = Record<string, unknown>> {
 /** 2030-01-01T00:00:00Z: the first second of a 30-second TOTP step. */
 const STEP_START = 1_893_456_000_000;
 const STEP_MS = 30_000;
-
-/** A clock that stands still until the test moves it. */
-class TestClock {
-  private current = STEP_START + 10_000;
-  now(): number {
-    return this.current;
-  }
-  set(epochMs: number): void {
-    this.current = epochMs;
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
 
 /** The code an authenticator app shows at `epochMs`. */
 function totpAt(secret: string, epochMs: number): string {
@@ -60,19 +38,14 @@ async function expectEnvelope(response: Response, status: number, code: number):
   return body;
 }
 
-describe.each(DATABASES)('second factors on %s', (database) => {
-  if (skipUnreachable(database)) return;
+const SUITE: DatabaseSuiteOptions = {
+  // A clock that stands still until the test moves it.
+  manualClock: STEP_START + 10_000,
+  env: { MFA_REQUIRED_GROUPS: 'admin' },
+  client: true,
+};
 
-  let server: TestServer;
-  const clock = new TestClock();
-  let client: Client;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database, clock, env: { MFA_REQUIRED_GROUPS: 'admin' } });
-    client = await registerClient(server);
-  }, 30_000);
-  afterAll(() => server?.close());
-
+describeOnDatabases('second factors', SUITE, ({ database, server, clock, client }) => {
   /** A fresh user signed in with the password alone (no factor yet). */
   async function freshUser(group: 'admin' | 'member' = 'member'): Promise<{ uin: number; browser: Browser }> {
     const uin = freshUin();

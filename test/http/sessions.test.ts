@@ -2,11 +2,11 @@
  * Sessions people can see and end (docs/interface.md#sessions-and-sign-out): the list on #/account, signing
  * out one session or everywhere, an admin's sign-out, the idle timeout, and the shared-computer sign-in.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOUCH_INTERVAL_MS } from '../../src/domain/sessions.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
+import type { TestServer } from '../helpers/server.js';
 import { PASSWORD, REDIRECT_URI, freshUin, registerClient, signedInUser } from '../oauth/support.js';
 
 interface Envelope<T = Record<string, unknown>> {
@@ -28,15 +28,6 @@ interface SessionJson {
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-/** A clock the test moves by hand. */
-class TestClock {
-  time = Date.now();
-  now = (): number => this.time;
-  advance(ms: number): void {
-    this.time += ms;
-  }
-}
 
 async function sessionsOf(browser: Browser): Promise<SessionJson[]> {
   const response = await browser.call('GET', '/v1/account/sessions');
@@ -63,19 +54,7 @@ async function signIn(
 const isSignedIn = async (browser: Browser): Promise<boolean> =>
   (await browser.call('GET', '/v1/account/me')).status === 200;
 
-describe.each(DATABASES)('sessions on %s', (database) => {
-  if (skipUnreachable(database)) return;
-
-  let server: TestServer;
-  const clock = new TestClock();
-
-  beforeAll(async () => {
-    server = await startTestServer({ database, clock });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-
+describeOnDatabases('sessions', { manualClock: true }, ({ server, clock }) => {
   describe('GET /v1/account/sessions', () => {
     it('lists the user’s sessions, newest first, with times, address, user agent and this one marked', async () => {
       const { uin, browser: first } = await signedInUser(server);
@@ -213,7 +192,7 @@ describe.each(DATABASES)('sessions on %s', (database) => {
       clock.advance(TOUCH_INTERVAL_MS);
       await sessionsOf(browser);
       const [later] = await sessionsOf(browser);
-      expect(Date.parse(later?.last_seen_at ?? '')).toBe(clock.time);
+      expect(Date.parse(later?.last_seen_at ?? '')).toBe(clock.now());
     });
   });
 

@@ -4,10 +4,9 @@
  * which came from the previous system. Tries are interleaved so that load on the machine hits every case alike.
  */
 import { hash } from '@node-rs/argon2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
 
 const TRIES = 50;
 const PASSWORD = 'the right password';
@@ -28,16 +27,12 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-describe.each(DATABASES)('POST /v1/account/login refusals (%s)', (database) => {
-  if (skipUnreachable(database)) return;
-  let server: TestServer;
-  let now = Date.UTC(2026, 0, 1);
+const SUITE = { manualClock: Date.UTC(2026, 0, 1) };
 
+describeOnDatabases('POST /v1/account/login refusals', SUITE, ({ server, clock }) => {
   beforeAll(async () => {
-    server = await startTestServer({ database, clock: { now: () => now } });
     await server.ctx.users.create(5_000_000_001, PASSWORD, 'user');
   }, 60_000);
-  afterAll(async () => server?.close());
 
   it('answers an unknown uin, a wrong password, an imported hash and a disabled account alike, in the same time within 10%', async () => {
     const wrongPassword = 5_000_000_001;
@@ -49,7 +44,7 @@ describe.each(DATABASES)('POST /v1/account/login refusals (%s)', (database) => {
       // As the previous system hashed it (m=65536,t=1,p=2), kept as it is by import-campux.
       passwordHash: await hash(PASSWORD, { memoryCost: 65_536, timeCost: 1, parallelism: 2 }),
       userGroup: 'user',
-      createdAt: now,
+      createdAt: clock.now(),
       disabled: false,
       mustChangePassword: false,
     });
@@ -71,7 +66,7 @@ describe.each(DATABASES)('POST /v1/account/login refusals (%s)', (database) => {
     async function measure(rounds: number): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         // A fresh throttle window every round: hundreds of refusals must not lock the accounts or the address.
-        now += 2 * 60 * 60_000;
+        clock.advance(2 * 60 * 60_000);
         const elapsed = new Map<string, number>();
         const used = new Map<string, number>();
         for (const c of shuffled(cases)) {
