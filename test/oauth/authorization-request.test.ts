@@ -3,17 +3,15 @@
  * request — `prompt`, `max_age`, `iss` in every response (RFC 9207), the form POST, `response_type` with
  * `openid`, request objects — at the GET endpoint, the form POST and the page's JSON call.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
 import {
   authorizeRedirect,
-  type Client,
   obtainCode,
   PASSWORD,
   postAuthorize,
   REDIRECT_URI,
-  registerClient,
   signedInUser,
 } from './support.js';
 
@@ -21,18 +19,7 @@ import {
 let offsetMs = 0;
 const clock = { now: () => Date.now() + offsetMs };
 
-describe.each(DATABASES)('the authorization request on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database, clock });
-    client = await registerClient(server);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-
+describeOnDatabases('the authorization request', { clock, client: true }, ({ server, client }) => {
   const query = (extra: Record<string, string>): string =>
     new URLSearchParams({ client_id: client.clientId, redirect_uri: REDIRECT_URI, ...extra }).toString();
 

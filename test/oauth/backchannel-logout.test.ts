@@ -7,11 +7,11 @@ import { createServer } from 'node:http';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULE } from '../../src/oauth/logout-delivery.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
 import { LogoutReceiver } from '../helpers/logout-receiver.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
-import { type Client, PASSWORD, REDIRECT_URI, freshUin, signedInUser, tokensFor } from './support.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { type Client, PASSWORD, freshUin, registerClient, signedInUser, tokensFor } from './support.js';
 
 const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 const HOUR = 3_600_000;
@@ -21,14 +21,8 @@ interface AppJson {
   backchannel_logout_pending: number;
 }
 
-async function appWithBackchannel(server: TestServer, uri: string | null): Promise<Client> {
-  const { app, clientSecret } = await server.ctx.apps.create({
-    name: 'Library',
-    emoji: '📚',
-    redirectUris: [REDIRECT_URI],
-    backchannelLogoutUri: uri,
-  });
-  return { app, clientId: app.clientId, clientSecret };
+function appWithBackchannel(server: TestServer, uri: string | null): Promise<Client> {
+  return registerClient(server, { backchannelLogoutUri: uri });
 }
 
 /** A user signed in with an id_token from `client`; answers the session's sid (from the id_token). */
@@ -60,20 +54,14 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Pr
   }
 }
 
-describe.each(DATABASES)('back-channel logout on %s', (database) => {
-  if (skipUnreachable(database)) return;
-
-  let server: TestServer;
+describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user }) => {
+  const admin = user.browser;
   let receiver: LogoutReceiver;
-  let admin: Browser;
 
   beforeAll(async () => {
-    server = await startTestServer({ database });
     receiver = await new LogoutReceiver().start();
-    admin = (await signedInUser(server, 'admin')).browser;
   });
   afterAll(async () => {
-    await server?.close();
     await receiver?.stop();
   });
 
@@ -253,21 +241,18 @@ describe.each(DATABASES)('back-channel logout on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('back-channel retry schedule on %s (a clock the test moves)', (database) => {
-  if (skipUnreachable(database)) return;
+const MANUAL_CLOCK = { manualClock: true } as const;
 
-  const clock = { time: Date.now(), now: (): number => clock.time };
-  let server: TestServer;
+describeOnDatabases('back-channel retry schedule (a clock the test moves)', MANUAL_CLOCK, (fixture) => {
+  const { server, clock } = fixture;
   let receiver: LogoutReceiver;
 
   beforeAll(async () => {
-    server = await startTestServer({ database, clock });
     // The test makes every pass itself.
     await server.ctx.logoutDeliveries.stop();
     receiver = await new LogoutReceiver().start();
   });
   afterAll(async () => {
-    await server?.close();
     await receiver?.stop();
   });
 
@@ -280,23 +265,23 @@ describe.each(DATABASES)('back-channel retry schedule on %s (a clock the test mo
 
     expect(await worker.runOnce()).toBe(1); // fails: 503
     expect(await worker.runOnce()).toBe(0);
-    clock.time += DEFAULT_SCHEDULE.firstRetryMs;
+    clock.advance(DEFAULT_SCHEDULE.firstRetryMs);
     expect(await worker.runOnce()).toBe(1); // fails again: next in twice the wait
-    clock.time += DEFAULT_SCHEDULE.firstRetryMs;
+    clock.advance(DEFAULT_SCHEDULE.firstRetryMs);
     expect(await worker.runOnce()).toBe(0);
-    clock.time += DEFAULT_SCHEDULE.firstRetryMs;
+    clock.advance(DEFAULT_SCHEDULE.firstRetryMs);
     expect(await worker.runOnce()).toBe(1);
 
     // Down for a day: the attempts continue at most an hour apart, then stop.
     let attempts = 0;
     for (let hour = 0; hour < 26; hour++) {
-      clock.time += HOUR;
+      clock.advance(HOUR);
       attempts += await worker.runOnce();
     }
     expect(attempts).toBeGreaterThan(10);
     expect(attempts).toBeLessThan(26);
     receiver.down = false;
-    clock.time += HOUR;
+    clock.advance(HOUR);
     expect(await worker.runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(0);
   });
@@ -308,34 +293,31 @@ describe.each(DATABASES)('back-channel retry schedule on %s (a clock the test mo
     await browser.call('POST', '/v1/account/logout');
     // An instance claims the row and dies before sending.
     const claimed = await server.ctx.store.logouts.claimDue(
-      clock.time,
-      clock.time + DEFAULT_SCHEDULE.leaseMs,
+      clock.now(),
+      clock.now() + DEFAULT_SCHEDULE.leaseMs,
       10,
     );
     expect(claimed).toHaveLength(1);
     const worker = server.ctx.logoutDeliveries;
     expect(await worker.runOnce()).toBe(0);
-    clock.time += DEFAULT_SCHEDULE.leaseMs;
+    clock.advance(DEFAULT_SCHEDULE.leaseMs);
     expect(await worker.runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
   });
 });
 
-describe('two instances on one PostgreSQL database', () => {
-  if (skipUnreachable('postgres')) return;
+const TWO_INSTANCES = { databases: ['postgres'] } as const;
 
-  let a: TestServer;
+describeOnDatabases('back-channel logout from two instances', TWO_INSTANCES, ({ server: a }) => {
   let b: TestServer;
   let receiver: LogoutReceiver;
 
   beforeAll(async () => {
-    a = await startTestServer({ database: 'postgres' });
     b = await startTestServer({ database: 'postgres', databaseUrl: a.databaseUrl });
     receiver = await new LogoutReceiver().start();
   });
   afterAll(async () => {
     await b?.close();
-    await a?.close();
     await receiver?.stop();
   });
 

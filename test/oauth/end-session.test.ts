@@ -4,38 +4,20 @@
  * goes back to the app only at a registered post_logout_redirect_uri.
  */
 import { SignJWT, generateKeyPair } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signIdToken } from '../../src/oauth/id-token.js';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
-import { type Client, REDIRECT_URI, signedInUser, tokensFor } from './support.js';
+import { REDIRECT_URI, signedInUser, tokensFor } from './support.js';
 
 const AFTER_LOGOUT = 'https://app.example.edu/signed-out';
 
 const isSignedIn = async (browser: Browser): Promise<boolean> =>
   (await browser.call('GET', '/v1/account/me')).status === 200;
 
-describe.each(DATABASES)('RP-initiated logout on %s', (database) => {
-  if (skipUnreachable(database)) return;
+const SUITE = { client: { postLogoutRedirectUris: [AFTER_LOGOUT] } };
 
-  let server: TestServer;
-  let client: Client;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    const { app, clientSecret } = await server.ctx.apps.create({
-      name: 'Library',
-      emoji: '📚',
-      redirectUris: [REDIRECT_URI],
-      postLogoutRedirectUris: [AFTER_LOGOUT],
-    });
-    client = { app, clientId: app.clientId, clientSecret };
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-
+describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
   async function signedInWithIdToken(): Promise<{ uin: number; browser: Browser; idToken: string }> {
     const { uin, browser } = await signedInUser(server);
     const tokens = await tokensFor(server, browser, client, { scope: 'openid' });

@@ -3,10 +3,9 @@
  * tokens switched off and a withdrawn consent each end what was issued before — tokens, refresh tokens, codes
  * not yet redeemed, other sessions — for good. Over real HTTP, on SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
 import {
   PASSWORD,
   basic,
@@ -25,21 +24,8 @@ import {
 
 const NEW_PASSWORD = 'a brand new passphrase 42';
 
-describe.each(DATABASES)('security events on %s', (database) => {
-  if (skipUnreachable(database)) return;
-
-  let server: TestServer;
-  let admin: Browser;
-  let client: Client;
-
-  beforeAll(async () => {
-    server = await startTestServer({ database });
-    ({ browser: admin } = await signedInUser(server, 'admin'));
-    client = await registerClient(server);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('security events', { user: 'admin', client: true }, ({ server, user, client }) => {
+  const admin = user.browser;
 
   function refresh(refreshToken: string, who: Client = client): Promise<Response> {
     return postForm(

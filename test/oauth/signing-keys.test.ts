@@ -6,17 +6,17 @@
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { SecretBoxError, loadSecretBox } from '../../src/domain/secret-box.js';
 import { decryptPrivateJwk, encryptPrivateJwk, loadSigningKeyBox } from '../../src/oauth/key-encryption.js';
 import { listSigningKeys, prepareSigningKeys, rotateSigningKeys } from '../../src/oauth/signing-keys.js';
 import { openStore } from '../../src/storage/open-store.js';
-import type { Browser } from '../helpers/http.js';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
 import { json } from '../helpers/http.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { type Client, registerClient, signedInUser, tokensFor } from './support.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tokensFor } from './support.js';
 
 let offsetMs = 0;
 const clock = { now: () => Date.now() + offsetMs };
@@ -43,19 +43,10 @@ describe("the signing keys' encryption at rest", () => {
   });
 });
 
-describe.each(DATABASES)('id_token signing keys on %s', (database) => {
-  let server: TestServer;
-  let client: Client;
-  let browser: Browser;
+const SUITE: DatabaseSuiteOptions = { clock, client: true, user: 'member' };
 
-  beforeAll(async () => {
-    server = await startTestServer({ database, clock });
-    client = await registerClient(server);
-    ({ browser } = await signedInUser(server));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+describeOnDatabases('id_token signing keys', SUITE, ({ database, server, client, user }) => {
+  const { browser } = user;
 
   const idToken = async (on: TestServer = server): Promise<string> => {
     const tokens = await tokensFor(on, browser, client, { scope: 'openid', nonce: 'n' });
