@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
 import { LogoutReceiver } from '../helpers/logout-receiver.js';
-import { DATABASES, TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
-import { skipUnreachable } from '../helpers/databases.js';
+import { TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
 import { ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
 
 const ADMIN_UIN = 10_001;
@@ -68,9 +68,8 @@ async function signedInToApp(
   return { browser, sid: String(decodeJwt(id_token).sid), clientId: app.client_id };
 }
 
-describe.each(DATABASES)('back-channel logout across a SIGKILL (%s)', (database) => {
-  if (skipUnreachable(database)) return;
-
+// The server runs as `campus-sso serve` processes the test kills, so the suite starts no test server itself.
+describeEachDatabase('back-channel logout across a SIGKILL', (database) => {
   it('is delivered by the next server after the one that queued it was killed', async () => {
     let databaseUrl: string;
     let drop = async (): Promise<void> => undefined;

@@ -31,8 +31,9 @@ async function probePostgres(): Promise<string | undefined> {
 export const postgresProblem: string | undefined = await probePostgres();
 
 /**
- * Call first inside a `describe.each(DATABASES)` body: answers true (and registers one clearly named skipped
- * test) when this database's suite must be skipped. Never skips under CI: the suite then fails instead.
+ * Called first in each database's suite (by describeEachDatabase in ./fixture.ts, which every suite on both
+ * databases goes through): answers true (and registers one clearly named skipped test) when this database's
+ * suite must be skipped. Never skips under CI: the suite then fails instead.
  */
 export function skipUnreachable(database: DatabaseKind): boolean {
   if (database !== 'postgres' || postgresProblem === undefined || IN_CI) return false;
