@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type TOptional, type TSchema, Type } from '@sinclair/typebox';
 import { MAX_PASSWORD_LENGTH } from '../domain/passwords.js';
 
 /** Shared route-schema pieces. */
@@ -12,3 +12,17 @@ export const UinInput = Type.Union([
 export const PasswordInput = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH });
 
 export const ClientIdParam = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' });
+
+/**
+ * Members that may be absent, each of the same schema: `...optional(Type.String(), 'code', 'state')`. For the
+ * OAuth parameters, known ones are strings sent once (RFC 6749 §3.1: a repeated one arrives as an array and
+ * fails the schema).
+ */
+export function optional<T extends TSchema, const K extends string>(
+  schema: T,
+  ...names: readonly K[]
+): { [P in K]: TOptional<T> } {
+  const members = {} as { [P in K]: TOptional<T> };
+  for (const name of names) members[name] = Type.Optional(schema) as TOptional<T>;
+  return members;
+}

@@ -13,6 +13,7 @@ import { registerNulCheck } from './plugins/nul-check.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { recordRoutes } from './plugins/method-not-allowed.js';
 import { errorHandler, render } from './responses.js';
+import { registerAll } from './route-plugin.js';
 import { accountRoutes } from './routes/account/index.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { brandingRoutes } from './routes/branding.js';
@@ -123,10 +124,6 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
 
   await app.register(healthRoutes, { ctx, registry });
-  await app.register(accountRoutes, { ctx });
-  await app.register(adminRoutes, { ctx });
-  await app.register(oauth2Routes, { ctx });
-  await app.register(brandingRoutes, { ctx });
-  await app.register(webPages, { ctx });
+  await registerAll(app, ctx, [accountRoutes, adminRoutes, oauth2Routes, brandingRoutes, webPages]);
   return app;
 }

@@ -6,7 +6,7 @@ import type { MeView, SignedInView } from '../../../shared/views.js';
 import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { PasswordInput, UinInput } from '../../schemas.js';
+import { PasswordInput, UinInput, optional } from '../../schemas.js';
 import { beginSecondFactorSignIn, endPreviousSignIn } from './second-factor-sign-in.js';
 import {
   clearSessionCookie,
@@ -30,9 +30,7 @@ const LogoutBody = Type.Optional(
   Type.Object(
     {
       everywhere: Type.Optional(Type.Boolean()),
-      client_id: Type.Optional(Type.String()),
-      post_logout_redirect_uri: Type.Optional(Type.String()),
-      state: Type.Optional(Type.String()),
+      ...optional(Type.String(), 'client_id', 'post_logout_redirect_uri', 'state'),
     },
     { additionalProperties: false },
   ),

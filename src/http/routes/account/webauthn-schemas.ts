@@ -7,14 +7,19 @@ import { Type } from '@sinclair/typebox';
 
 const Base64Url = (maxLength: number) => Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength });
 
+/** The members every `PublicKeyCredential` has, whichever ceremony made it. */
+const CREDENTIAL_MEMBERS = {
+  id: Base64Url(1024),
+  rawId: Base64Url(1024),
+  type: Type.Literal('public-key'),
+  authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
+  clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+};
+
 /** `AuthenticatorAttestationResponse` of a registration (navigator.credentials.create). */
 export const RegistrationResponseInput = Type.Object(
   {
-    id: Base64Url(1024),
-    rawId: Base64Url(1024),
-    type: Type.Literal('public-key'),
-    authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
-    clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+    ...CREDENTIAL_MEMBERS,
     response: Type.Object(
       {
         clientDataJSON: Base64Url(4096),
@@ -30,11 +35,7 @@ export const RegistrationResponseInput = Type.Object(
 /** `AuthenticatorAssertionResponse` of a sign-in (navigator.credentials.get). */
 export const AuthenticationResponseInput = Type.Object(
   {
-    id: Base64Url(1024),
-    rawId: Base64Url(1024),
-    type: Type.Literal('public-key'),
-    authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
-    clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+    ...CREDENTIAL_MEMBERS,
     response: Type.Object(
       {
         clientDataJSON: Base64Url(4096),

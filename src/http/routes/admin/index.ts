@@ -1,4 +1,4 @@
-import type { RoutePlugin } from '../../route-plugin.js';
+import { type RoutePlugin, registerAll } from '../../route-plugin.js';
 import { adminAppRoutes } from './apps.js';
 import { adminAuditRoutes } from './audit.js';
 import { requireAdmin } from './require-admin.js';
@@ -18,12 +18,14 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
     reply.header('cache-control', 'no-store');
     return payload;
   });
-  await app.register(adminAppRoutes, { ctx });
-  await app.register(adminUserRoutes, { ctx });
-  await app.register(adminUserImportRoutes, { ctx });
-  await app.register(adminSecondFactorRoutes, { ctx });
-  await app.register(adminUsersBulkRoutes, { ctx });
-  await app.register(adminUserRecoveryRoutes, { ctx });
-  await app.register(adminAuditRoutes, { ctx });
-  await app.register(adminUserSignOutRoutes, { ctx });
+  await registerAll(app, ctx, [
+    adminAppRoutes,
+    adminUserRoutes,
+    adminUserImportRoutes,
+    adminSecondFactorRoutes,
+    adminUsersBulkRoutes,
+    adminUserRecoveryRoutes,
+    adminAuditRoutes,
+    adminUserSignOutRoutes,
+  ]);
 };

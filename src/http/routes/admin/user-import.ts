@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { importUsers, MAX_IMPORT_ROWS } from '../../../domain/admin-user-import.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
 import { currentAdmin } from './require-admin.js';
 
 /**
@@ -14,13 +15,17 @@ const ImportBody = Type.Object(
       Type.Object(
         {
           line: Type.Integer({ minimum: 0 }),
-          uin: Type.Optional(Type.Unknown()),
-          password: Type.Optional(Type.Unknown()),
-          user_group: Type.Optional(Type.Unknown()),
-          name: Type.Optional(Type.Unknown()),
-          email: Type.Optional(Type.Unknown()),
-          groups: Type.Optional(Type.Unknown()),
-          expires_at: Type.Optional(Type.Unknown()),
+          // Any JSON: each cell is checked by the import, which names the line and the column.
+          ...optional(
+            Type.Unknown(),
+            'uin',
+            'password',
+            'user_group',
+            'name',
+            'email',
+            'groups',
+            'expires_at',
+          ),
         },
         { additionalProperties: false },
       ),

@@ -5,14 +5,13 @@ import { grantedScope, consentCovers, hasScope } from '../../../oauth/scopes.js'
 import type { AppInfoView } from '../../../shared/views.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
 import { findSignedIn } from '../../session-cookie.js';
 
 const AppInfoQuery = Type.Object(
   {
-    client_id: Type.Optional(Type.String()),
-    redirect_uri: Type.Optional(Type.String()),
-    // The scope the app asks for now: a remembered consent counts only if it covers all of it.
-    scope: Type.Optional(Type.String()),
+    // scope: the one the app asks for now; a remembered consent counts only if it covers all of it.
+    ...optional(Type.String(), 'client_id', 'redirect_uri', 'scope'),
   },
   { additionalProperties: true },
 );

@@ -13,6 +13,7 @@ import { notSignedIn } from '../../api-error.js';
 import { forbidden } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
 import { findSignedIn, type SignedIn } from '../../session-cookie.js';
 
 /**
@@ -21,7 +22,7 @@ import { findSignedIn, type SignedIn } from '../../session-cookie.js';
  */
 const AuthorizeBody = Type.Object(
   {
-    ...Object.fromEntries(AUTHORIZATION_PARAMETERS.map((name) => [name, Type.Optional(Type.String())])),
+    ...optional(Type.String(), ...AUTHORIZATION_PARAMETERS),
     scope: Type.Optional(Type.String({ maxLength: 1024 })),
     nonce: Type.Optional(Type.String({ maxLength: 1024 })),
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),

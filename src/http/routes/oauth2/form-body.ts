@@ -4,6 +4,7 @@ import type { AppContext } from '../../../app-context.js';
 import { authenticateClient } from '../../../oauth/client-authentication.js';
 import { InvalidRequest } from '../../../oauth/errors.js';
 import type { AppRecord } from '../../../storage/store.js';
+import { optional } from '../../schemas.js';
 
 /**
  * RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1: these endpoints take `application/x-www-form-urlencoded`.
@@ -21,18 +22,11 @@ export async function requireFormBody(request: FastifyRequest): Promise<void> {
  * parameters are strings sent once (a repeated one arrives as an array and fails, §3.1); unrecognized
  * parameters MUST be ignored (§3.2), so bodies built on these allow additional properties.
  */
-export const CLIENT_CREDENTIAL_FIELDS = {
-  client_id: Type.Optional(Type.String()),
-  client_secret: Type.Optional(Type.String()),
-};
+export const CLIENT_CREDENTIAL_FIELDS = optional(Type.String(), 'client_id', 'client_secret');
 
 /** RFC 7009 §2.1 and RFC 7662 §2.1: the body naming one token, for revocation and introspection. */
 export const TokenReferenceBody = Type.Object(
-  {
-    token: Type.Optional(Type.String()),
-    token_type_hint: Type.Optional(Type.String()),
-    ...CLIENT_CREDENTIAL_FIELDS,
-  },
+  { ...optional(Type.String(), 'token', 'token_type_hint'), ...CLIENT_CREDENTIAL_FIELDS },
   { additionalProperties: true },
 );
 

@@ -5,18 +5,14 @@ import { present } from '../../../oauth/parameters.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
 
 /**
  * docs/interface.md#legacy-token-endpoint: `{"client_id","client_secret","code"}`, all strings (checked
  * below, so the message names the field).
  */
 const LegacyTokenBody = Type.Object(
-  {
-    client_id: Type.Optional(Type.String()),
-    client_secret: Type.Optional(Type.String()),
-    code: Type.Optional(Type.String()),
-    code_verifier: Type.Optional(Type.String()),
-  },
+  optional(Type.String(), 'client_id', 'client_secret', 'code', 'code_verifier'),
   { additionalProperties: true },
 );
 

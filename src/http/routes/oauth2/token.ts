@@ -5,6 +5,7 @@ import { exchangeRefreshToken } from '../../../oauth/grants/refresh-token.js';
 import { present } from '../../../oauth/parameters.js';
 import { type IssuedTokens, NO_STORE_HEADERS, tokenResponse } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
 import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, requireFormBody } from './form-body.js';
 
 /**
@@ -13,12 +14,15 @@ import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, requireFormBody } fro
  */
 const TokenBody = Type.Object(
   {
-    grant_type: Type.Optional(Type.String()),
-    code: Type.Optional(Type.String()),
-    redirect_uri: Type.Optional(Type.String()),
-    code_verifier: Type.Optional(Type.String()),
-    refresh_token: Type.Optional(Type.String()),
-    scope: Type.Optional(Type.String()),
+    ...optional(
+      Type.String(),
+      'grant_type',
+      'code',
+      'redirect_uri',
+      'code_verifier',
+      'refresh_token',
+      'scope',
+    ),
     ...CLIENT_CREDENTIAL_FIELDS,
   },
   { additionalProperties: true },
