@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { authenticateClient } from '../../../oauth/client-authentication.js';
@@ -15,6 +15,14 @@ export async function requireFormBody(request: FastifyRequest): Promise<void> {
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
     throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
   }
+}
+
+/**
+ * The route options of a client-authenticated form endpoint (token, revocation, introspection): its body
+ * schema, the form-only rule above, and errors in the OAuth style (RFC 6749 §5.2).
+ */
+export function clientFormRoute<S extends TSchema>(body: S) {
+  return { schema: { body }, preValidation: requireFormBody, config: { errorStyle: 'oauth' as const } };
 }
 
 /**

@@ -3,27 +3,23 @@ import { present } from '../../../oauth/parameters.js';
 import { tokenTypeHint } from '../../../oauth/revocation.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { TokenReferenceBody, authenticateFormClient, requireFormBody } from './form-body.js';
+import { TokenReferenceBody, authenticateFormClient, clientFormRoute } from './form-body.js';
 
 /**
  * docs/interface.md#revocation-and-introspection: RFC 7662 token introspection, client-authenticated
  * (RFC 7662 §2.1).
  */
 export const introspectRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.post(
-    '/v1/oauth2/introspect',
-    { schema: { body: TokenReferenceBody }, preValidation: requireFormBody, config: { errorStyle: 'oauth' } },
-    async (request, reply) => {
-      const body = request.body;
-      const client = await authenticateFormClient(ctx, request, body);
-      const answer = await introspectToken(
-        ctx,
-        client,
-        present(body.token),
-        tokenTypeHint(present(body.token_type_hint)),
-      );
-      reply.headers(NO_STORE_HEADERS);
-      return answer;
-    },
-  );
+  app.post('/v1/oauth2/introspect', clientFormRoute(TokenReferenceBody), async (request, reply) => {
+    const body = request.body;
+    const client = await authenticateFormClient(ctx, request, body);
+    const answer = await introspectToken(
+      ctx,
+      client,
+      present(body.token),
+      tokenTypeHint(present(body.token_type_hint)),
+    );
+    reply.headers(NO_STORE_HEADERS);
+    return answer;
+  });
 };

@@ -6,7 +6,7 @@ import { present } from '../../../oauth/parameters.js';
 import { type IssuedTokens, NO_STORE_HEADERS, tokenResponse } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
-import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, requireFormBody } from './form-body.js';
+import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, clientFormRoute } from './form-body.js';
 
 /**
  * RFC 6749 §3.2: known parameters are strings sent once (a repeated one arrives as an array and fails here,
@@ -33,43 +33,39 @@ const TokenBody = Type.Object(
  * answering RFC 6749 §5.1 / §5.2 JSON.
  */
 export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.post(
-    '/v1/oauth2/token',
-    { schema: { body: TokenBody }, preValidation: requireFormBody, config: { errorStyle: 'oauth' } },
-    async (request, reply) => {
-      const body = request.body;
-      // RFC 6749 §3.2.1: confidential clients authenticate at the token endpoint.
-      const client = await authenticateFormClient(ctx, request, body);
+  app.post('/v1/oauth2/token', clientFormRoute(TokenBody), async (request, reply) => {
+    const body = request.body;
+    // RFC 6749 §3.2.1: confidential clients authenticate at the token endpoint.
+    const client = await authenticateFormClient(ctx, request, body);
 
-      const grantType = present(body.grant_type);
-      let issued: IssuedTokens;
-      // RFC 6749 §4.1.3: grant_type is REQUIRED.
-      if (grantType === undefined) {
-        throw new InvalidRequest('grant_type is required');
-      } else if (grantType === 'authorization_code') {
-        issued = await exchangeAuthorizationCode(
-          ctx,
-          client,
-          {
-            code: present(body.code),
-            redirectUri: present(body.redirect_uri),
-            codeVerifier: present(body.code_verifier),
-          },
-          { checkRedirectUri: true, accessTokenOnly: false },
-        );
-      } else if (grantType === 'refresh_token') {
-        issued = await exchangeRefreshToken(ctx, client, {
-          refreshToken: present(body.refresh_token),
-          scope: present(body.scope),
-        });
-      } else {
-        // RFC 6749 §5.2 unsupported_grant_type.
-        throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
-      }
+    const grantType = present(body.grant_type);
+    let issued: IssuedTokens;
+    // RFC 6749 §4.1.3: grant_type is REQUIRED.
+    if (grantType === undefined) {
+      throw new InvalidRequest('grant_type is required');
+    } else if (grantType === 'authorization_code') {
+      issued = await exchangeAuthorizationCode(
+        ctx,
+        client,
+        {
+          code: present(body.code),
+          redirectUri: present(body.redirect_uri),
+          codeVerifier: present(body.code_verifier),
+        },
+        { checkRedirectUri: true, accessTokenOnly: false },
+      );
+    } else if (grantType === 'refresh_token') {
+      issued = await exchangeRefreshToken(ctx, client, {
+        refreshToken: present(body.refresh_token),
+        scope: present(body.scope),
+      });
+    } else {
+      // RFC 6749 §5.2 unsupported_grant_type.
+      throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
+    }
 
-      // RFC 6749 §5.1: token responses must not be cached.
-      reply.headers(NO_STORE_HEADERS);
-      return tokenResponse(ctx, issued);
-    },
-  );
+    // RFC 6749 §5.1: token responses must not be cached.
+    reply.headers(NO_STORE_HEADERS);
+    return tokenResponse(ctx, issued);
+  });
 };
