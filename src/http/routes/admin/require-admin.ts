@@ -1,5 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
+import { userTarget } from '../../../domain/audit.js';
+import type { AuditAction } from '../../../shared/people.js';
 import { forbidden, secondFactorRequired } from '../../api-error.js';
 import { type SignedIn, requireSignedIn } from '../../session-cookie.js';
 
@@ -37,4 +39,21 @@ export function currentAdminSession(request: FastifyRequest): SignedIn {
 /** The signed-in admin making this request (only valid inside the admin plugin). */
 export function currentAdmin(request: FastifyRequest): SignedIn['user'] {
   return currentAdminSession(request).user;
+}
+
+/** Records the signed-in admin's action on one user in the audit trail (docs/interface.md#people-groups-and-audit). */
+export function auditAdminOnUser(
+  ctx: AppContext,
+  request: FastifyRequest,
+  action: AuditAction,
+  uin: number,
+  detail?: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  return ctx.audit.record({
+    action,
+    actorUin: currentAdmin(request).uin,
+    target: userTarget(uin),
+    ...(detail && { detail }),
+    request,
+  });
 }

@@ -3,12 +3,11 @@
  * second factor of a user who lost them (phone and recovery codes); the user then signs in with the password
  * alone and enrols again.
  */
-import { userTarget } from '../../../domain/audit.js';
 import { isValidUin } from '../../../domain/users.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { currentAdmin } from './require-admin.js';
+import { auditAdminOnUser } from './require-admin.js';
 import { UinParams, rejectBody } from './schemas.js';
 
 export const adminSecondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
@@ -22,12 +21,7 @@ export const adminSecondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
         throw badRequest(`uin must be a positive whole number up to ${Number.MAX_SAFE_INTEGER}`);
       if (!(await ctx.store.users.find(uin))) throw notFound('no such user');
       await ctx.secondFactors.removeAll(uin);
-      await ctx.audit.record({
-        action: 'second_factors_removed_by_admin',
-        actorUin: currentAdmin(request).uin,
-        target: userTarget(uin),
-        request,
-      });
+      await auditAdminOnUser(ctx, request, 'second_factors_removed_by_admin', uin);
       return ok({});
     },
   );

@@ -1,9 +1,8 @@
-import { userTarget } from '../../../domain/audit.js';
 import { unlockAccount } from '../../../domain/login-throttle.js';
 import { notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { currentAdmin } from './require-admin.js';
+import { auditAdminOnUser } from './require-admin.js';
 import { UinParams, rejectBody } from './schemas.js';
 import { pathUin } from './users.js';
 
@@ -25,12 +24,7 @@ export const adminUserRecoveryRoutes: RoutePlugin = async (app, { ctx }) => {
       rejectBody(request);
       const uin = await requireUser(request.params.uin);
       await unlockAccount(ctx.store, uin);
-      await ctx.audit.record({
-        action: 'user_unlocked',
-        actorUin: currentAdmin(request).uin,
-        target: userTarget(uin),
-        request,
-      });
+      await auditAdminOnUser(ctx, request, 'user_unlocked', uin);
       return ok({});
     },
   );
@@ -42,12 +36,7 @@ export const adminUserRecoveryRoutes: RoutePlugin = async (app, { ctx }) => {
       rejectBody(request);
       const uin = await requireUser(request.params.uin);
       const { code, expiresAt } = await ctx.resetCodes.issue(uin);
-      await ctx.audit.record({
-        action: 'reset_code_issued',
-        actorUin: currentAdmin(request).uin,
-        target: userTarget(uin),
-        request,
-      });
+      await auditAdminOnUser(ctx, request, 'reset_code_issued', uin);
       // Shown this once; only its digest is stored.
       return ok({ code, expires_at: new Date(expiresAt).toISOString() });
     },

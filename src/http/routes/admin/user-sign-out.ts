@@ -1,6 +1,5 @@
-import { userTarget } from '../../../domain/audit.js';
 import { ok } from '../../responses.js';
-import { currentAdmin } from './require-admin.js';
+import { auditAdminOnUser } from './require-admin.js';
 import { notFound } from '../../api-error.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { UinParams, rejectBody } from './schemas.js';
@@ -20,13 +19,7 @@ export const adminUserSignOutRoutes: RoutePlugin = async (app, { ctx }) => {
         throw notFound(`no user with uin ${request.params.uin}`);
       }
       const ended = await ctx.sessions.endAll(uin);
-      await ctx.audit.record({
-        action: 'user_signed_out_by_admin',
-        actorUin: currentAdmin(request).uin,
-        target: userTarget(uin),
-        detail: { sessions: ended },
-        request,
-      });
+      await auditAdminOnUser(ctx, request, 'user_signed_out_by_admin', uin, { sessions: ended });
       return ok({ sessions_ended: ended });
     },
   );

@@ -7,7 +7,7 @@ import { USER_GROUPS, type UserGroup } from '../../../shared/users.js';
 import { badRequest, conflict, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { currentAdmin, currentAdminSession } from './require-admin.js';
+import { auditAdminOnUser, currentAdmin, currentAdminSession } from './require-admin.js';
 import {
   ExpiresAtSchema,
   GroupListSchema,
@@ -120,13 +120,7 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
       ? undefined
       : await ctx.users.create(uin, password, group, { ...profile, mustChangePassword: true });
     if (!created) throw conflict(`a user with uin ${uin} already exists`);
-    await ctx.audit.record({
-      action: 'user_created',
-      actorUin: currentAdmin(request).uin,
-      target: userTarget(uin),
-      detail: { user_group: group, groups: profile.groups },
-      request,
-    });
+    await auditAdminOnUser(ctx, request, 'user_created', uin, { user_group: group, groups: profile.groups });
     return ok({ user: adminUserView(created) });
   });
 
