@@ -1,3 +1,4 @@
+import type { AppContext } from '../../../app-context.js';
 import { Type } from '@sinclair/typebox';
 import { passwordProblem } from '../../../domain/passwords.js';
 import { userTarget } from '../../../domain/audit.js';
@@ -74,6 +75,13 @@ export function pathUin(raw: string): number {
   const uin = Number(raw);
   if (!isValidUin(uin))
     throw badRequest(`uin must be a positive whole number up to ${Number.MAX_SAFE_INTEGER}`);
+  return uin;
+}
+
+/** The uin of an existing user from the path: 400 when it is not a uin, 404 when nobody has it. */
+export async function existingUserUin(ctx: AppContext, raw: string): Promise<number> {
+  const uin = pathUin(raw);
+  if (!(await ctx.store.users.find(uin))) throw notFound(`no user with uin ${uin}`);
   return uin;
 }
 
