@@ -53,6 +53,16 @@ export class AuditLog {
       ),
   ) {}
 
+  /** Records a user's action on their own account (the actor is the target); never rejects. */
+  recordOwn(
+    request: AuditSource,
+    uin: number,
+    action: AuditAction,
+    extra: Pick<AuditInput, 'outcome' | 'detail'> = {},
+  ): Promise<void> {
+    return this.record({ action, actorUin: uin, target: userTarget(uin), request, ...extra });
+  }
+
   /** Records an event; never rejects. */
   async record(input: AuditInput): Promise<void> {
     const userAgent = input.request?.headers['user-agent'];

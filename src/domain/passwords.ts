@@ -11,7 +11,11 @@ const PARAMETERS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const 
 const CURRENT_PREFIX = `$argon2id$v=19$m=${PARAMETERS.memoryCost},t=${PARAMETERS.timeCost},p=${PARAMETERS.parallelism}$`;
 
 // The length rule is shared with the pages; the server adds the uin and common-password rules.
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem as lengthProblem } from '../shared/users.js';
+import {
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  passwordProblem as lengthProblem,
+} from '../shared/users.js';
 
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH };
 

@@ -27,7 +27,8 @@ const PROBLEM_MESSAGES: Readonly<Record<RedirectUriProblem, string>> = {
 /** Answers why `uri` may not be registered, in words, or undefined when it may. */
 export function redirectUriProblem(uri: string): string | undefined {
   const problem = redirectUriRule(uri);
-  if (problem === 'notCanonical') return `${PROBLEM_MESSAGES[problem]}; write it as ${canonicalRedirectUri(uri) ?? ''}`;
+  if (problem === 'notCanonical')
+    return `${PROBLEM_MESSAGES[problem]}; write it as ${canonicalRedirectUri(uri) ?? ''}`;
   return problem && PROBLEM_MESSAGES[problem];
 }
 

@@ -78,7 +78,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       setSessionCookie(ctx, reply, id, shared ? null : undefined);
       request.log.info({ uin, shared }, 'signed in');
       await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());
-      await ctx.audit.record({ action: 'sign_in', actorUin: uin, target: userTarget(uin), request });
+      await ctx.audit.recordOwn(request, uin, 'sign_in');
       const signedIn: SignedInView = {
         uin: user.uin,
         user_group: user.userGroup,
@@ -113,12 +113,8 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       clearSessionCookie(ctx, reply);
       if (signedIn) {
         const uin = signedIn.user.uin;
-        await ctx.audit.record({
-          action: 'sign_out',
-          actorUin: uin,
-          target: userTarget(uin),
+        await ctx.audit.recordOwn(request, uin, 'sign_out', {
           detail: { everywhere: body.everywhere === true },
-          request,
         });
       }
       // The #/logout page of RP-Initiated Logout 1.0: back to the app only at a URI registered for it.

@@ -64,12 +64,7 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
       }
       await ctx.loginThrottle.succeeded(attempt);
       await ctx.users.resetPassword(uin, request.body.new_password);
-      await ctx.audit.record({
-        action: 'reset_code_redeemed',
-        actorUin: uin,
-        target: userTarget(uin),
-        request,
-      });
+      await ctx.audit.recordOwn(request, uin, 'reset_code_redeemed');
       return ok({});
     },
   );

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { userTarget } from '../../../domain/audit.js';
-import { passwordProblem, verifyPassword } from '../../../domain/passwords.js';
-import { badRequest, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import { passwordProblem } from '../../../domain/passwords.js';
+import { badRequest } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
 import { requireSignedIn } from '../../session-cookie.js';
+import { requirePassword } from './password-check.js';
 
 const ChangePasswordBody = Type.Object(
   { current_password: PasswordInput, new_password: PasswordInput },
@@ -25,29 +25,12 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
       const { user, session } = await requireSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
       const problem = passwordProblem(request.body.new_password, user.uin);
       if (problem) throw badRequest(`new_password: ${problem}`);
-      // The current password is a password guess like any other: throttled the same way.
-      const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);
-      if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
-      if (!(await verifyPassword(user.passwordHash, request.body.current_password))) {
-        await ctx.loginThrottle.failed(attempt);
-        await ctx.audit.record({
-          action: 'password_changed',
-          outcome: 'failure',
-          actorUin: user.uin,
-          target: userTarget(user.uin),
-          request,
-        });
-        throw wrongCredentials();
-      }
-      await ctx.loginThrottle.succeeded(attempt);
+      await requirePassword(ctx, request, user, request.body.current_password, () =>
+        ctx.audit.recordOwn(request, user.uin, 'password_changed', { outcome: 'failure' }),
+      );
       // docs/security.md: a password change ends the user's other sessions (and signs their apps out).
       await ctx.users.changeOwnPassword(user.uin, request.body.new_password, session.idHash);
-      await ctx.audit.record({
-        action: 'password_changed',
-        actorUin: user.uin,
-        target: userTarget(user.uin),
-        request,
-      });
+      await ctx.audit.recordOwn(request, user.uin, 'password_changed');
       return ok({});
     },
   );

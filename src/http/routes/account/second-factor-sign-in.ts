@@ -4,7 +4,6 @@
  * code, a recovery code or a passkey; and passwordless sign-in with a passkey alone.
  */
 import { Type } from '@sinclair/typebox';
-import { userTarget } from '../../../domain/audit.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { AMR, passkeyMethod, withSecondFactor } from '../../../domain/amr.js';
@@ -70,13 +69,7 @@ async function signIn(
   setSessionCookie(ctx, reply, id);
   request.log.info({ uin: user.uin, amr }, 'signed in');
   await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());
-  await ctx.audit.record({
-    action: 'sign_in',
-    actorUin: user.uin,
-    target: userTarget(user.uin),
-    detail: { amr },
-    request,
-  });
+  await ctx.audit.recordOwn(request, user.uin, 'sign_in', { detail: { amr } });
   return { uin: user.uin, user_group: user.userGroup };
 }
 

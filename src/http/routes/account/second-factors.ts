@@ -6,16 +6,15 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
-import { userTarget } from '../../../domain/audit.js';
 import { PasskeyError, type RegistrationResponseJSON } from '../../../domain/passkeys.js';
-import { verifyPassword } from '../../../domain/passwords.js';
 import type { PasskeyView, SecondFactorsView } from '../../../shared/views.js';
-import type { PasskeyRecord, UserRecord } from '../../../storage/store.js';
-import { badRequest, conflict, notFound, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import type { PasskeyRecord } from '../../../storage/store.js';
+import { badRequest, conflict, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
 import { requireSignedIn } from '../../session-cookie.js';
+import { requirePassword } from './password-check.js';
 import { RegistrationResponseInput } from './webauthn-schemas.js';
 
 const iso = (epochMs: number | null): string | null =>
@@ -42,22 +41,6 @@ const PasskeyBody = Type.Object(
 );
 const PasskeyParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 
-/** The current password, checked and throttled like any sign-in (removing a factor weakens the account). */
-async function requirePassword(
-  ctx: AppContext,
-  request: FastifyRequest,
-  user: UserRecord,
-  password: string,
-): Promise<void> {
-  const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);
-  if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
-  if (!(await verifyPassword(user.passwordHash, password))) {
-    await ctx.loginThrottle.failed(attempt);
-    throw wrongCredentials();
-  }
-  await ctx.loginThrottle.succeeded(attempt);
-}
-
 /** A change to the user's own second factors, in the audit trail (docs/interface.md#people-groups-and-audit). */
 function auditFor(ctx: AppContext) {
   return (
@@ -65,11 +48,28 @@ function auditFor(ctx: AppContext) {
     uin: number,
     action: 'second_factor_added' | 'second_factor_removed' | 'recovery_codes_regenerated',
     detail: Record<string, string>,
-  ): Promise<void> => ctx.audit.record({ action, actorUin: uin, target: userTarget(uin), detail, request });
+  ): Promise<void> => ctx.audit.recordOwn(request, uin, action, { detail });
 }
 
 export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
   const audit = auditFor(ctx);
+
+  /**
+   * Adds a second factor with `add` and records it; the first one a user adds also gives them their
+   * recovery codes, shown once (docs/interface.md#second-factor).
+   */
+  async function enrol<T>(
+    request: FastifyRequest,
+    uin: number,
+    add: () => Promise<T>,
+    detail: (added: T) => Record<string, string>,
+  ): Promise<{ added: T; recovery: { recovery_codes?: string[] } }> {
+    const hadFactor = await ctx.secondFactors.hasSecondFactor(uin);
+    const added = await add();
+    await audit(request, uin, 'second_factor_added', detail(added));
+    const recoveryCodes = await ctx.secondFactors.afterEnrolment(uin, hadFactor);
+    return { added, recovery: recoveryCodes ? { recovery_codes: recoveryCodes } : {} };
+  }
   // The answers carry secrets (TOTP secret, recovery codes): no browser or proxy may keep them.
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('cache-control', 'no-store');
@@ -104,15 +104,19 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { body: CodeBody }, config: { csrf: true } },
     async (request) => {
       const { user } = await requireSignedIn(ctx, request);
-      const hadFactor = await ctx.secondFactors.hasSecondFactor(user.uin);
-      if (!(await ctx.totp.confirm(user.uin, request.body.code))) {
-        throw badRequest(
-          'wrong code, or no authenticator app awaits confirmation: check the time on the phone',
-        );
-      }
-      await audit(request, user.uin, 'second_factor_added', { kind: 'totp' });
-      const recoveryCodes = await ctx.secondFactors.afterEnrolment(user.uin, hadFactor);
-      return ok(recoveryCodes ? { recovery_codes: recoveryCodes } : {});
+      const { recovery } = await enrol(
+        request,
+        user.uin,
+        async () => {
+          if (!(await ctx.totp.confirm(user.uin, request.body.code))) {
+            throw badRequest(
+              'wrong code, or no authenticator app awaits confirmation: check the time on the phone',
+            );
+          }
+        },
+        () => ({ kind: 'totp' }),
+      );
+      return ok(recovery);
     },
   );
 
@@ -139,24 +143,24 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { body: PasskeyBody }, config: { csrf: true } },
     async (request) => {
       const { user } = await requireSignedIn(ctx, request);
-      const hadFactor = await ctx.secondFactors.hasSecondFactor(user.uin);
-      let passkey: PasskeyRecord;
-      try {
-        passkey = await ctx.passkeys.register(
-          user.uin,
-          request.body.name.trim() || 'Passkey',
-          request.body.response as RegistrationResponseJSON,
-        );
-      } catch (error) {
-        if (error instanceof PasskeyError) throw badRequest(error.message);
-        throw error;
-      }
-      await audit(request, user.uin, 'second_factor_added', { kind: 'passkey', passkey: passkey.id });
-      const recoveryCodes = await ctx.secondFactors.afterEnrolment(user.uin, hadFactor);
-      return ok({
-        passkey: passkeyView(passkey),
-        ...(recoveryCodes ? { recovery_codes: recoveryCodes } : {}),
-      });
+      const { added, recovery } = await enrol(
+        request,
+        user.uin,
+        async (): Promise<PasskeyRecord> => {
+          try {
+            return await ctx.passkeys.register(
+              user.uin,
+              request.body.name.trim() || 'Passkey',
+              request.body.response as RegistrationResponseJSON,
+            );
+          } catch (error) {
+            if (error instanceof PasskeyError) throw badRequest(error.message);
+            throw error;
+          }
+        },
+        (passkey) => ({ kind: 'passkey', passkey: passkey.id }),
+      );
+      return ok({ passkey: passkeyView(added), ...recovery });
     },
   );
 

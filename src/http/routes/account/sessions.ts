@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { userTarget } from '../../../domain/audit.js';
 import { sessionView } from '../../../domain/sessions.js';
 import { notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -30,12 +29,7 @@ export const sessionRoutes: RoutePlugin = async (app, { ctx }) => {
         throw notFound('you have no session with this id');
       }
       if (request.params.id === session.sid) clearSessionCookie(ctx, reply);
-      await ctx.audit.record({
-        action: 'session_ended',
-        actorUin: user.uin,
-        target: userTarget(user.uin),
-        request,
-      });
+      await ctx.audit.recordOwn(request, user.uin, 'session_ended');
       return ok({});
     },
   );

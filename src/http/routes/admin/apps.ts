@@ -74,15 +74,20 @@ const LOGOUT_FIELDS = {
   backchannel_logout_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 };
 
+/** The optional settings an app may be registered with and later changed: access groups, sign-out, launcher. */
+const APP_SETTINGS = {
+  allowed_groups: Type.Optional(GroupListSchema),
+  ...LOGOUT_FIELDS,
+  listed: Type.Optional(Type.Boolean()),
+  homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+};
+
 const NewAppBody = Type.Object(
   {
     name: Type.String(),
     emoji: Type.String(),
     redirect_uris: Type.Array(Type.String()),
-    allowed_groups: Type.Optional(GroupListSchema),
-    ...LOGOUT_FIELDS,
-    listed: Type.Optional(Type.Boolean()),
-    homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    ...APP_SETTINGS,
   },
   { additionalProperties: false },
 );
@@ -94,10 +99,7 @@ const AppChangesBody = Type.Object(
     redirect_uris: Type.Optional(Type.Array(Type.String())),
     disabled: Type.Optional(Type.Boolean()),
     allow_refresh_tokens: Type.Optional(Type.Boolean()),
-    allowed_groups: Type.Optional(GroupListSchema),
-    ...LOGOUT_FIELDS,
-    listed: Type.Optional(Type.Boolean()),
-    homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    ...APP_SETTINGS,
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,27 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.js';
+import { verifyPassword } from '../../../domain/passwords.js';
+import type { UserRecord } from '../../../storage/store.js';
+import { tooManyAttempts, wrongCredentials } from '../../api-error.js';
+
+/**
+ * Checks the current password a signed-in user typed again, to change it or to remove a second factor (which
+ * weakens the account). It is a password guess like any other, so it is throttled as sign-ins are
+ * (docs/security.md); `onWrong` runs before a wrong one is refused.
+ */
+export async function requirePassword(
+  ctx: AppContext,
+  request: FastifyRequest,
+  user: UserRecord,
+  password: string,
+  onWrong?: () => Promise<void>,
+): Promise<void> {
+  const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);
+  if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
+  if (!(await verifyPassword(user.passwordHash, password))) {
+    await ctx.loginThrottle.failed(attempt);
+    await onWrong?.();
+    throw wrongCredentials();
+  }
+  await ctx.loginThrottle.succeeded(attempt);
+}
