@@ -18,8 +18,11 @@ export class PendingSignInService {
     private readonly clock: Clock,
   ) {}
 
-  /** Starts one; answers the cookie value. */
-  async begin(uin: number): Promise<string> {
+  /**
+   * Starts one; answers the cookie value. `shared`: "This is a shared computer", for the session it
+   * completes (docs/interface.md#sessions-and-sign-out).
+   */
+  async begin(uin: number, shared: boolean): Promise<string> {
     const id = randomToken(32);
     const now = this.clock.now();
     await this.store.pendingSignIns.insert({
@@ -28,6 +31,7 @@ export class PendingSignInService {
       failures: 0,
       createdAt: now,
       expiresAt: now + PENDING_SIGN_IN_TTL_SECONDS * 1000,
+      shared,
     });
     return id;
   }

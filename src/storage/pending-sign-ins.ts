@@ -1,14 +1,21 @@
 /** The pending_sign_ins table: its queries (docs/architecture.md#storage). */
 import { sql } from 'kysely';
-import { Repository, changed } from './connection.js';
+import { Repository, bit, changed } from './connection.js';
 import type { PendingSignInRecord, PendingSignInRepository } from './store.js';
 
 export class PendingSignIns extends Repository implements PendingSignInRepository {
   async insert(pending: PendingSignInRecord): Promise<void> {
-    const { idHash, uin, failures, createdAt, expiresAt } = pending;
+    const { idHash, uin, failures, createdAt, expiresAt, shared } = pending;
     await this.db
       .insertInto('pending_sign_ins')
-      .values({ id_hash: idHash, uin, failures, created_at: createdAt, expires_at: expiresAt })
+      .values({
+        id_hash: idHash,
+        uin,
+        failures,
+        created_at: createdAt,
+        expires_at: expiresAt,
+        shared: bit(shared),
+      })
       .execute();
   }
 
@@ -26,6 +33,7 @@ export class PendingSignIns extends Repository implements PendingSignInRepositor
         failures: Number(row.failures),
         createdAt: Number(row.created_at),
         expiresAt: Number(row.expires_at),
+        shared: row.shared === 1,
       }
     );
   }

@@ -237,6 +237,8 @@ export interface PendingSignInRecord {
   readonly failures: number;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** "This is a shared computer" was ticked: the session it completes is a shared-computer one. */
+  readonly shared: boolean;
 }
 
 export interface UserListQuery {

@@ -165,6 +165,8 @@ export interface PendingSignInsTable {
   failures: number;
   created_at: number;
   expires_at: number;
+  /** 0/1: signed in with "This is a shared computer". */
+  shared: number;
 }
 
 export interface ResetCodesTable {

@@ -205,6 +205,18 @@ export async function openPage(
   return { context, page, problems, foreignRequests };
 }
 
+/**
+ * Opens a page of the app by its hash route (`/#/account`) and waits until the router shows that view. From a
+ * page of the app this is a same-document navigation: `page.goto` returns as soon as the address changes,
+ * before the router has replaced the view, and home and #/account both show the same sign-in form, so a
+ * form filled at once could be the old view's, thrown away a moment later.
+ */
+export async function openView(page: Page, path: `/#/${string}`): Promise<void> {
+  await page.goto(path);
+  const routePath = path.slice('/#'.length).split('?')[0]!;
+  await page.locator(`main[data-view="${routePath}"]`).waitFor({ state: 'attached' });
+}
+
 /** Fills the sign-in form by its visible labels and submits it. */
 export async function signIn(
   page: Page,
@@ -225,7 +237,7 @@ export async function signInByApi(page: Page, user: { uin: number; password: str
   if (!response.ok()) throw new Error(`login ${user.uin}: ${response.status()} ${await response.text()}`);
 }
 
-export function authUrl(params: Record<string, string>): string {
+export function authUrl(params: Record<string, string>): `/#/auth?${string}` {
   return `/#/auth?${new URLSearchParams(params).toString()}`;
 }
 

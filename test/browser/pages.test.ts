@@ -192,6 +192,8 @@ describe.each(VARIANTS)('pages for everyone, $name', ({ tag, locale, width, heig
       expect(await help.getByRole('link', { name: L.signInHelp.haveCode }).getAttribute('href')).toBe(
         '#/reset',
       );
+      // The help line's is the form's one way to the reset-code page.
+      expect(await page.locator('a[href="#/reset"]').count()).toBe(1);
       // No naive-ui default placeholder in any language.
       const placeholders = await page
         .locator('input')

@@ -15,6 +15,7 @@ import {
   CALLBACK,
   MEMBER,
   openPage,
+  openView,
   screenshots,
   seriousA11yViolations,
   signIn,
@@ -120,7 +121,8 @@ describe('passkeys (#/account, Sign in with a passkey)', () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => !url.hash.includes('account'));
 
-    await page.goto('/#/account');
+    // Signed out, the page is home's sign-in form; #/account shows its own (openView waits for it).
+    await openView(page, '/#/account');
     await signIn(page, { uin: 40004, password: 'member-password-4' });
     const step = page.getByTestId('second-factor');
     await step.getByText('Use the passkey on your phone, computer or security key.').waitFor();

@@ -11,6 +11,7 @@ import {
   CALLBACK,
   MEMBER,
   openPage,
+  openView,
   screenshots,
   seriousA11yViolations,
   signInByApi,
@@ -39,7 +40,8 @@ async function authorize(page: Page, clientId: string): Promise<void> {
 }
 
 async function expectSignInForm(page: Page, clientId: string): Promise<void> {
-  await page.goto(authUrl({ client_id: clientId, redirect_uri: CALLBACK, state: 's' }));
+  // From home's sign-in form: the form waited for must be the authorization page's.
+  await openView(page, authUrl({ client_id: clientId, redirect_uri: CALLBACK, state: 's' }));
   await page.getByLabel('UIN', { exact: true }).waitFor();
   expect(page.url().startsWith(sso.baseUrl)).toBe(true);
 }

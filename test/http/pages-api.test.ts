@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { describeOnDatabases, REDIRECT_URI, signedInUser } from '../helpers/fixture.js';
-import { json } from '../helpers/http.js';
+import { describeOnDatabases, freshUin, PASSWORD, REDIRECT_URI, signedInUser } from '../helpers/fixture.js';
+import { Browser, json } from '../helpers/http.js';
 import { obtainCode } from '../oauth/support.js';
 
 interface Envelope<T = Record<string, unknown>> {
@@ -165,6 +165,49 @@ describeOnDatabases('GET /v1/account/apps', ({ server }) => {
       },
     ]);
     expect(JSON.stringify(body)).not.toContain(hidden.app.clientId);
+  });
+
+  it('leaves out, listed or authorized, the apps whose allowed_groups exclude the user', async () => {
+    const { apps } = server.ctx;
+    const listedFor = (name: string, allowedGroups: string[]) =>
+      apps.create({ name, emoji: '🎓', redirectUris: [REDIRECT_URI], listed: true, allowedGroups });
+    const teachers = await listedFor('Gradebook', ['teachers']);
+    const staff = await listedFor('Staff room', ['teachers', 'staff']);
+    const everyone = await listedFor('Timetable', []);
+    const authorized = await apps.create({ name: 'Lab booking', emoji: '🧪', redirectUris: [REDIRECT_URI] });
+    const uin = freshUin();
+    await server.ctx.users.create(uin, PASSWORD, 'member', { groups: ['staff'] });
+    const browser = new Browser(server.baseUrl);
+    expect((await browser.login(uin, PASSWORD)).status).toBe(200);
+    await obtainCode(browser, { ...authorized, clientId: authorized.app.clientId });
+    // Closed to the user's groups after they authorized it: the authorization request now refuses them.
+    await server.ctx.store.apps.update(authorized.app.clientId, { allowedGroups: ['science'] });
+
+    const launcher = async (who: Browser) => {
+      const response = await who.call('GET', '/v1/account/apps');
+      expect(response.status).toBe(200);
+      return (await json<Envelope<{ apps: { client_id: string }[] }>>(response)).data.apps.map(
+        (tile) => tile.client_id,
+      );
+    };
+    const seen = await launcher(browser);
+    expect(seen).toContain(staff.app.clientId);
+    expect(seen).toContain(everyone.app.clientId);
+    expect(seen).not.toContain(teachers.app.clientId);
+    expect(seen).not.toContain(authorized.app.clientId);
+    // A teacher sees the teachers' app; a user in no group only the app open to everyone.
+    const teacherUin = freshUin();
+    await server.ctx.users.create(teacherUin, PASSWORD, 'member', { groups: ['teachers'] });
+    const teacher = new Browser(server.baseUrl);
+    expect((await teacher.login(teacherUin, PASSWORD)).status).toBe(200);
+    expect(await launcher(teacher)).toEqual(
+      expect.arrayContaining([teachers.app.clientId, staff.app.clientId, everyone.app.clientId]),
+    );
+    const { browser: nobody } = await signedInUser(server);
+    const nobodySees = await launcher(nobody);
+    expect(nobodySees).toContain(everyone.app.clientId);
+    expect(nobodySees).not.toContain(teachers.app.clientId);
+    expect(nobodySees).not.toContain(staff.app.clientId);
   });
 });
 

@@ -222,6 +222,64 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
       expect(me.data.uin).toBe(uin);
     });
 
+    it('keeps "This is a shared computer": the session it completes is a shared-computer one', async () => {
+      const { uin, browser } = await freshUser();
+      const { secret } = await enrolTotp(browser);
+      const pending = new Browser(server.baseUrl);
+      const login = await pending.call('POST', '/v1/account/login', {
+        uin,
+        password: PASSWORD,
+        shared: true,
+      });
+      expect((await expectEnvelope(login, 200, 0)).data).toHaveProperty('second_factor');
+      // docs/interface.md#sessions-and-sign-out: a shared computer's cookies end with the browser.
+      expect(login.headers.get('set-cookie')).not.toMatch(/Max-Age|Expires/i);
+      const done = await pending.call('POST', '/v1/account/login/second-factor', {
+        totp: totpAt(secret, clock.now()),
+      });
+      await expectEnvelope(done, 200, 0);
+      const cookie = done.headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).not.toMatch(/Max-Age|Expires/i);
+
+      const sessions = await envelope<{ sessions: { shared: boolean; current: boolean }[] }>(
+        await pending.call('GET', '/v1/account/sessions'),
+      );
+      expect(sessions.data.sessions.find((session) => session.current)).toMatchObject({ shared: true });
+      const query = `client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`;
+      const info = await envelope<{ shared_computer: boolean }>(
+        await pending.call('GET', `/v1/oauth2/app-info?${query}`),
+      );
+      expect(info.data.shared_computer).toBe(true);
+      // The silent approval of a remembered consent is refused on a shared computer.
+      await obtainCode(pending, client);
+      const silent = await pending.call('POST', '/v1/oauth2/authorize', {
+        client_id: client.clientId,
+        redirect_uri: REDIRECT_URI,
+        decision: 'allow',
+        remembered: true,
+      });
+      expect(silent.status).toBe(403);
+      // It idles out after 15 minutes, while the password-only session of the same user lives on.
+      clock.advance(16 * 60_000);
+      await expectEnvelope(await pending.call('GET', '/v1/account/me'), 401, EnvelopeCode.NotSignedIn);
+      expect((await browser.call('GET', '/v1/account/me')).status).toBe(200);
+    });
+
+    it('without "This is a shared computer", the session it completes keeps its cookie SESSION_TTL', async () => {
+      const { secret, pending, login } = await pendingTotpUser();
+      expect(login.headers.get('set-cookie')).toMatch(/Max-Age=600\b/);
+      const done = await pending.call('POST', '/v1/account/login/second-factor', {
+        totp: totpAt(secret, clock.now()),
+      });
+      await expectEnvelope(done, 200, 0);
+      expect(done.headers.get('set-cookie')).toMatch(/Max-Age=604800\b/);
+      const sessions = await envelope<{ sessions: { shared: boolean; current: boolean }[] }>(
+        await pending.call('GET', '/v1/account/sessions'),
+      );
+      expect(sessions.data.sessions.find((session) => session.current)).toMatchObject({ shared: false });
+    });
+
     it('accepts the code of the step before and of the step after (RFC 6238 §5.2: one step of drift)', async () => {
       for (const offset of [-STEP_MS, STEP_MS]) {
         const { secret, pending } = await pendingTotpUser();

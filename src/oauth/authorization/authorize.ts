@@ -8,7 +8,7 @@ import { appTarget } from '../../domain/audit.js';
 import { groupsAllow } from '../../shared/people.js';
 import { credentialKey, newCredential } from '../credentials.js';
 import { appendParameters } from '../../domain/redirect-uris.js';
-import type { AppRecord, ConsentRecord, SessionRecord } from '../../storage/store.js';
+import type { AppRecord, ConsentRecord, SessionRecord, UserRecord } from '../../storage/store.js';
 import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.js';
 import { asksForNoPrompt } from './check-prompt.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
@@ -60,11 +60,19 @@ function needsSignIn(
   return request.maxAge !== null && age > request.maxAge * 1000;
 }
 
-/** Whether the user is in one of the app's allowed groups (an app that names none is open to everyone). */
+/**
+ * Whether the user is in one of the app's allowed groups (an app that names none is open to everyone):
+ * the rule of docs/interface.md#people-groups-and-audit, for a user already read.
+ */
+export function userMayUseApp(user: Pick<UserRecord, 'groups'>, app: AppRecord): boolean {
+  return groupsAllow(app.allowedGroups, user.groups);
+}
+
+/** {@link userMayUseApp} for a uin; the user is read only when the app names groups. */
 export async function mayUseApp(ctx: AppContext, uin: number, app: AppRecord): Promise<boolean> {
   if (app.allowedGroups.length === 0) return true;
   const user = await ctx.store.users.find(uin);
-  return user !== undefined && groupsAllow(app.allowedGroups, user.groups);
+  return user !== undefined && userMayUseApp(user, app);
 }
 
 /** RFC 6749 §4.1.2: issues a code (stored under its key only) and records the user's consent. */

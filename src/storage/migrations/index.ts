@@ -6,6 +6,7 @@ import { readiness } from './0006-readiness.js';
 import { peopleAudit } from './0005-people-audit.js';
 import { sessionsLogout } from './0003-sessions-logout.js';
 import { appLauncher } from './0006-app-launcher.js';
+import { sharedPendingSignIns } from './0007-shared-pending-sign-ins.js';
 
 /** Every migration, in order, compiled into the program (no files read at run time). */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0005-people-audit': peopleAudit,
   '0003-sessions-logout': sessionsLogout,
   '0006-app-launcher': appLauncher,
+  '0007-shared-pending-sign-ins': sharedPendingSignIns,
 };
 
 export const migrationProvider: MigrationProvider = {

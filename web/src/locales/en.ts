@@ -444,7 +444,6 @@ const en = {
   },
   people: {
     selectAll: 'Select every user on this page',
-    haveCode: 'Got a reset code from your school? Set your password',
     readName: 'Your name',
     readEmail: 'Your email address',
     readGroups: 'Your groups (such as your class)',

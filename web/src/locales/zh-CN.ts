@@ -429,7 +429,6 @@ const zhCN: MessageSchema = {
   },
   people: {
     selectAll: '选择本页所有用户',
-    haveCode: '有学校发的重置码？设置密码',
     readName: '你的姓名',
     readEmail: '你的邮箱地址',
     readGroups: '你所在的分组（例如班级）',

@@ -1,4 +1,5 @@
 import { launcherUrl } from '../../../domain/apps.js';
+import { userMayUseApp } from '../../../oauth/authorization/authorize.js';
 import type { AppRecord } from '../../../storage/store.js';
 import type { LauncherAppView } from '../../../shared/pages.js';
 import { ok } from '../../responses.js';
@@ -7,7 +8,9 @@ import { requireSignedIn } from '../../session-cookie.js';
 
 /**
  * `GET /v1/account/apps` (docs/interface.md#browser-session-api): the signed-in home page's app launcher —
- * the apps this user authorized and the apps an admin listed for everyone, enabled ones only, by name.
+ * the apps this user authorized and the apps an admin listed for everyone, enabled ones only, by name. An app
+ * open only to some groups is left out for a user in none of them, as the authorization request would refuse
+ * them (docs/interface.md#people-groups-and-audit).
  */
 export const launcherRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/account/apps', async (request) => {
@@ -21,6 +24,7 @@ export const launcherRoutes: RoutePlugin = async (app, { ctx }) => {
     const tiles: LauncherAppView[] = [];
     for (const candidate of apps) {
       if (candidate.disabled || !(candidate.listed || authorized.has(candidate.clientId))) continue;
+      if (!userMayUseApp(user, candidate)) continue;
       const url = launcherUrl(candidate);
       if (url !== undefined) tiles.push(tile(candidate, url));
     }

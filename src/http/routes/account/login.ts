@@ -7,13 +7,8 @@ import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../.
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput, UinInput, optional } from '../../schemas.js';
-import { beginSecondFactorSignIn, endPreviousSignIn } from './second-factor-sign-in.js';
-import {
-  clearSessionCookie,
-  findSignedIn,
-  readSessionCookies,
-  setSessionCookie,
-} from '../../session-cookie.js';
+import { beginSecondFactorSignIn, endPreviousSignIn, startSignedInSession } from './second-factor-sign-in.js';
+import { clearSessionCookie, findSignedIn, readSessionCookies } from '../../session-cookie.js';
 
 const LoginBody = Type.Object(
   {
@@ -61,24 +56,15 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
         await ctx.audit.record({ action: 'sign_in', outcome: 'failure', target: userTarget(uin), request });
         throw wrongCredentials();
       }
+      // docs/interface.md#sessions-and-sign-out: "This is a shared computer", kept through a second factor.
+      const shared = request.body.shared === true;
       // docs/interface.md#second-factor: with a second factor, the password only opens a pending sign-in.
-      const pending = await beginSecondFactorSignIn(ctx, request, reply, user, attempt);
+      const pending = await beginSecondFactorSignIn(ctx, request, reply, user, attempt, shared);
       if (pending) return ok(pending);
       await ctx.loginThrottle.succeeded(attempt);
 
       // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
-      await endPreviousSignIn(ctx, request);
-      const shared = request.body.shared === true;
-      const { id } = await ctx.sessions.start(user.uin, {
-        shared,
-        ip: request.ip,
-        userAgent: request.headers['user-agent'],
-      });
-      // docs/interface.md#sessions-and-sign-out: a shared computer's cookie ends with the browser.
-      setSessionCookie(ctx, reply, id, shared ? null : undefined);
-      request.log.info({ uin, shared }, 'signed in');
-      await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());
-      await ctx.audit.recordOwn(request, uin, 'sign_in');
+      await startSignedInSession(ctx, request, reply, user, { shared });
       const signedIn: SignedInView = {
         uin: user.uin,
         user_group: user.userGroup,

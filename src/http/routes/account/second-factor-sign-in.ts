@@ -33,7 +33,8 @@ export async function endPreviousSignIn(ctx: AppContext, request: FastifyRequest
 
 /**
  * The password was right. A user with a second factor gets a pending sign-in under the session cookie and
- * the factors to choose from; answers undefined when the password alone signs the user in.
+ * the factors to choose from; answers undefined when the password alone signs the user in. `shared`
+ * ("This is a shared computer") is kept for the session the second factor completes.
  */
 export async function beginSecondFactorSignIn(
   ctx: AppContext,
@@ -41,35 +42,60 @@ export async function beginSecondFactorSignIn(
   reply: FastifyReply,
   user: UserRecord,
   attempt: Attempt,
+  shared: boolean,
 ): Promise<PendingSignInView | undefined> {
   const factors = await ctx.secondFactors.factorsOf(user.uin);
   if (factors.length === 0) return undefined;
   await ctx.loginThrottle.passwordAccepted(attempt);
   await endPreviousSignIn(ctx, request);
-  const id = await ctx.pendingSignIns.begin(user.uin);
-  setSessionCookie(ctx, reply, id, PENDING_SIGN_IN_TTL_SECONDS);
-  request.log.info({ uin: user.uin }, 'password accepted; second factor awaited');
+  const id = await ctx.pendingSignIns.begin(user.uin, shared);
+  // docs/interface.md#sessions-and-sign-out: on a shared computer even this cookie ends with the browser.
+  setSessionCookie(ctx, reply, id, shared ? null : PENDING_SIGN_IN_TTL_SECONDS);
+  request.log.info({ uin: user.uin, shared }, 'password accepted; second factor awaited');
   return { uin: user.uin, user_group: user.userGroup, second_factor: factors };
 }
 
-/** Starts the real session (a fresh id) with how the user proved who they are. */
+/** How a sign-in ends in a session. */
+export interface SignInStart {
+  /** How the user proved who they are (RFC 8176), recorded in the audit trail; a password when absent. */
+  readonly amr?: readonly string[];
+  /** "This is a shared computer" (docs/interface.md#sessions-and-sign-out). */
+  readonly shared: boolean;
+}
+
+/**
+ * Starts the real session (a fresh id, the previous one ended) and records the sign-in. A shared
+ * computer's session has a cookie that ends with the browser (docs/interface.md#sessions-and-sign-out).
+ */
+export async function startSignedInSession(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRecord,
+  { amr, shared }: SignInStart,
+): Promise<void> {
+  await endPreviousSignIn(ctx, request);
+  const { id } = await ctx.sessions.start(user.uin, {
+    amr,
+    shared,
+    ip: request.ip,
+    userAgent: request.headers['user-agent'],
+  });
+  setSessionCookie(ctx, reply, id, shared ? null : undefined);
+  request.log.info({ uin: user.uin, amr, shared }, 'signed in');
+  await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());
+  await ctx.audit.recordOwn(request, user.uin, 'sign_in', amr ? { detail: { amr } } : {});
+}
+
+/** {@link startSignedInSession} for a second factor or a passkey, answered as `{"uin","user_group"}`. */
 async function signIn(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
   user: UserRecord,
-  amr: readonly string[],
+  start: SignInStart,
 ): Promise<SignedInView> {
-  await endPreviousSignIn(ctx, request);
-  const { id } = await ctx.sessions.start(user.uin, {
-    amr,
-    ip: request.ip,
-    userAgent: request.headers['user-agent'],
-  });
-  setSessionCookie(ctx, reply, id);
-  request.log.info({ uin: user.uin, amr }, 'signed in');
-  await ctx.store.users.recordSignIn(user.uin, ctx.clock.now());
-  await ctx.audit.recordOwn(request, user.uin, 'sign_in', { detail: { amr } });
+  await startSignedInSession(ctx, request, reply, user, start);
   return { uin: user.uin, user_group: user.userGroup };
 }
 
@@ -153,7 +179,9 @@ export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
       await ctx.loginThrottle.succeeded(attempt);
       const user = await ctx.store.users.find(pending.uin);
       if (!user || user.disabled) throw noPendingSignIn();
-      return ok(await signIn(ctx, request, reply, user, withSecondFactor(method)));
+      return ok(
+        await signIn(ctx, request, reply, user, { amr: withSecondFactor(method), shared: pending.shared }),
+      );
     },
   );
 
@@ -179,7 +207,7 @@ export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
       }
       // The passkey is something the user has, unlocked by something they know or are (user verification).
       const amr = [passkeyMethod(assertion.passkey), AMR.multiFactor];
-      return ok(await signIn(ctx, request, reply, user, amr));
+      return ok(await signIn(ctx, request, reply, user, { amr, shared: false }));
     },
   );
 };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { mayUseApp } from '../../../oauth/authorization/authorize.js';
+import { userMayUseApp } from '../../../oauth/authorization/authorize.js';
 import { checkClient } from '../../../oauth/authorization/check-client.js';
 import { grantedScope, consentCovers, hasScope } from '../../../oauth/scopes.js';
 import type { AppInfoView } from '../../../shared/views.js';
@@ -45,7 +45,7 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
       emoji: client.emoji,
       consented,
       // docs/interface.md#people-groups-and-audit: said only when false, so the page can explain.
-      ...(signedIn && !(await mayUseApp(ctx, signedIn.user.uin, client)) && { allowed: false as const }),
+      ...(signedIn && !userMayUseApp(signedIn.user, client) && { allowed: false as const }),
       shared_computer: signedIn?.session.shared === true,
     };
     // OIDC Core §11: offline_access gets a refresh token (when the app may have them); the consent screen
