@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { PasskeyError, type RegistrationResponseJSON } from '../../../domain/passkeys.js';
 import type { PasskeyView, SecondFactorsView } from '../../../shared/views.js';
-import type { PasskeyRecord } from '../../../storage/store.js';
+import type { PasskeyRecord, UserRecord } from '../../../storage/store.js';
 import { badRequest, conflict, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -53,6 +53,13 @@ function auditFor(ctx: AppContext) {
 
 export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
   const audit = auditFor(ctx);
+
+  /** The signed-in user, once they typed their password again: removing or renewing a factor needs it. */
+  async function signedInAgain(request: FastifyRequest, password: string): Promise<UserRecord> {
+    const { user } = await requireSignedIn(ctx, request);
+    await requirePassword(ctx, request, user, password);
+    return user;
+  }
 
   /**
    * Adds a second factor with `add` and records it; the first one a user adds also gives them their
@@ -124,8 +131,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     '/v1/account/totp',
     { schema: { body: PasswordBody }, config: { csrf: true } },
     async (request) => {
-      const { user } = await requireSignedIn(ctx, request);
-      await requirePassword(ctx, request, user, request.body.password);
+      const user = await signedInAgain(request, request.body.password);
       if (!(await ctx.totp.remove(user.uin))) throw notFound('no authenticator app is set up');
       await ctx.secondFactors.afterRemoval(user.uin);
       await audit(request, user.uin, 'second_factor_removed', { kind: 'totp' });
@@ -190,8 +196,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     '/v1/account/recovery-codes',
     { schema: { body: PasswordBody }, config: { csrf: true } },
     async (request) => {
-      const { user } = await requireSignedIn(ctx, request);
-      await requirePassword(ctx, request, user, request.body.password);
+      const user = await signedInAgain(request, request.body.password);
       if (!(await ctx.secondFactors.hasSecondFactor(user.uin))) {
         throw conflict(
           'recovery codes come with a second factor: add a passkey or an authenticator app first',
