@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { AppRecord, AppRepository, Store } from '../storage/store.js';
+import type { AppRecord, AppRepository, ClientRecord, Store } from '../storage/store.js';
 import type { AppView } from '../shared/views.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
@@ -110,8 +110,8 @@ export class AppService {
    * RFC 6749 §2.3.1: the app if it exists, is enabled, and `secret` is its secret, compared in constant
    * time (on the SHA-256 digests, so neither length nor content leaks).
    */
-  async authenticate(clientId: string, secret: string): Promise<AppRecord | undefined> {
-    const app = await this.store.apps.find(clientId);
+  async authenticate(clientId: string, secret: string): Promise<ClientRecord | undefined> {
+    const app = await this.store.apps.findClient(clientId);
     const presented = sha256Hex(secret);
     if (!app) {
       constantTimeEqual(presented, presented);

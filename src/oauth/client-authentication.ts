@@ -4,7 +4,7 @@
  * never both. Every campus-sso client is confidential, so a request without credentials is refused.
  */
 import type { AppContext } from '../app-context.js';
-import type { AppRecord } from '../storage/store.js';
+import type { ClientRecord } from '../storage/store.js';
 import { InvalidClient, InvalidRequest } from './errors.js';
 import { present } from './parameters.js';
 
@@ -100,7 +100,7 @@ function readCredentials(input: ClientAuthenticationInput): Credentials {
 export async function authenticateClient(
   ctx: AppContext,
   input: ClientAuthenticationInput,
-): Promise<AppRecord> {
+): Promise<ClientRecord> {
   const credentials = readCredentials(input);
   const app = await ctx.apps.authenticate(credentials.clientId, credentials.clientSecret);
   if (!app) throw invalidClient('client authentication failed', credentials.usedBasicAuth);

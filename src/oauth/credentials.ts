@@ -15,8 +15,7 @@
  * Credentials issued before this scheme (32 random bytes, 43 characters) are stored under their bare SHA-256
  * hex; `credentialKey` still finds them, so an upgrade signs nobody out.
  */
-import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../domain/crypto.js';
+import { fillRandom, sha256Hex } from '../domain/crypto.js';
 
 const TIME_BYTES = 6;
 const RANDOM_BYTES = 32;
@@ -29,7 +28,8 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** A new credential issued at `now` (epoch milliseconds). */
 export function newCredential(now: number): string {
-  const bytes = randomBytes(TIME_BYTES + RANDOM_BYTES);
+  const bytes = Buffer.allocUnsafe(TIME_BYTES + RANDOM_BYTES);
+  fillRandom(bytes, TIME_BYTES, RANDOM_BYTES);
   bytes.writeUIntBE(Math.min(MAX_TIME, Math.max(0, Math.trunc(now))), 0, TIME_BYTES);
   return bytes.toString('base64url');
 }

@@ -6,12 +6,12 @@
 import { SignJWT } from 'jose';
 import type { AppContext } from '../app-context.js';
 import { sha256 } from '../domain/crypto.js';
-import type { UserRecord } from '../storage/store.js';
+import type { TokenSubject } from '../storage/store.js';
 import { profileClaims } from './profile-claims.js';
 import { signingKey } from './signing-keys.js';
 
 export interface IdTokenInput {
-  readonly user: UserRecord;
+  readonly user: TokenSubject;
   readonly clientId: string;
   /** Epoch ms of the sign-in. */
   readonly authTime: number;

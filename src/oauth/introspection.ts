@@ -3,7 +3,7 @@
  * inactive (RFC 7662 §4: do not help token scanning).
  */
 import type { AppContext } from '../app-context.js';
-import type { AppRecord } from '../storage/store.js';
+import type { ClientRecord } from '../storage/store.js';
 import { isActiveUser } from '../domain/users.js';
 import { findActiveAccessToken } from './bearer.js';
 import { credentialKey } from './credentials.js';
@@ -27,7 +27,7 @@ export type IntrospectionResponse =
 const INACTIVE: IntrospectionResponse = { active: false };
 const seconds = (epochMs: number): number => Math.floor(epochMs / 1000);
 
-async function introspectAccessToken(ctx: AppContext, client: AppRecord, presented: string) {
+async function introspectAccessToken(ctx: AppContext, client: ClientRecord, presented: string) {
   // Unrevoked, unexpired, user and app enabled: the same question get-user-info asks.
   const owner = await findActiveAccessToken(ctx, presented);
   if (!owner) return undefined;
@@ -46,7 +46,7 @@ async function introspectAccessToken(ctx: AppContext, client: AppRecord, present
   };
 }
 
-async function introspectRefreshToken(ctx: AppContext, client: AppRecord, presented: string) {
+async function introspectRefreshToken(ctx: AppContext, client: ClientRecord, presented: string) {
   const now = ctx.clock.now();
   const token = await ctx.store.tokens.findRefreshToken(credentialKey(presented));
   if (!token) return undefined;
@@ -72,7 +72,7 @@ async function introspectRefreshToken(ctx: AppContext, client: AppRecord, presen
 
 export async function introspectToken(
   ctx: AppContext,
-  client: AppRecord,
+  client: ClientRecord,
   token: string | undefined,
   hint: TokenTypeHint | undefined,
 ): Promise<IntrospectionResponse> {

@@ -3,7 +3,7 @@
  */
 import type { AppContext } from '../app-context.js';
 import { credentialKey } from './credentials.js';
-import type { AppRecord } from '../storage/store.js';
+import type { ClientRecord } from '../storage/store.js';
 import { InvalidRequest } from './errors.js';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token';
@@ -15,7 +15,7 @@ export function tokenTypeHint(value: string | undefined): TokenTypeHint | undefi
 
 export async function revokeToken(
   ctx: AppContext,
-  client: AppRecord,
+  client: ClientRecord,
   token: string | undefined,
   hint: TokenTypeHint | undefined,
 ): Promise<void> {

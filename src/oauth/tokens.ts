@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../app-context.js';
 import { randomToken } from '../domain/crypto.js';
-import type { AccessTokenRecord, RefreshTokenRecord, UserRecord } from '../storage/store.js';
+import type { AccessTokenRecord, RefreshTokenRecord, TokenSubject } from '../storage/store.js';
 import { credentialKey, newCredential } from './credentials.js';
 import { signIdToken } from './id-token.js';
 import { hasScope } from './scopes.js';
@@ -29,14 +29,19 @@ export interface Minted<T> {
   readonly record: T;
 }
 
-/** What an access and a refresh token record both take from their grant. */
-type GrantedToken = Pick<
-  AccessTokenRecord & RefreshTokenRecord,
-  'tokenHash' | 'clientId' | 'uin' | 'scope' | 'codeHash' | 'createdAt' | 'expiresAt' | 'revoked'
->;
+/** What an access and a refresh token record both take from their grant: all of an access token's. */
+type GrantedToken<F extends string | null> = Omit<AccessTokenRecord, 'familyId'> & { readonly familyId: F };
 
-/** A new credential issued at `now` for `grant`, stored under its key and valid `ttlSeconds`. */
-function mintForGrant(grant: TokenGrant, now: number, ttlSeconds: number): Minted<GrantedToken> {
+/**
+ * A new credential issued at `now` for `grant` in `familyId`, stored under its key and valid `ttlSeconds`.
+ * The record is one object literal, not spread into another: this runs on every code exchange.
+ */
+function mintForGrant<F extends string | null>(
+  grant: TokenGrant,
+  familyId: F,
+  now: number,
+  ttlSeconds: number,
+): Minted<GrantedToken<F>> {
   const value = newCredential(now);
   return {
     value,
@@ -46,6 +51,7 @@ function mintForGrant(grant: TokenGrant, now: number, ttlSeconds: number): Minte
       uin: grant.uin,
       scope: grant.scope,
       codeHash: grant.codeHash,
+      familyId,
       createdAt: now,
       expiresAt: now + ttlSeconds * 1000,
       revoked: false,
@@ -59,8 +65,7 @@ export function mintAccessToken(
   familyId: string | null,
   now: number,
 ): Minted<AccessTokenRecord> {
-  const { value, record } = mintForGrant(grant, now, ctx.config.accessTokenTtl);
-  return { value, record: { ...record, familyId } };
+  return mintForGrant(grant, familyId, now, ctx.config.accessTokenTtl);
 }
 
 export function mintRefreshToken(
@@ -70,11 +75,8 @@ export function mintRefreshToken(
   authTime: number,
   now: number,
 ): Minted<RefreshTokenRecord> {
-  const { value, record } = mintForGrant(grant, now, ctx.config.refreshTokenTtl);
-  return {
-    value,
-    record: { ...record, familyId, authTime, rotatedAt: null, amr: grant.amr, sid: grant.sid },
-  };
+  const { value, record } = mintForGrant(grant, familyId, now, ctx.config.refreshTokenTtl);
+  return { value, record: { ...record, authTime, rotatedAt: null, amr: grant.amr, sid: grant.sid } };
 }
 
 /** A new refresh-token family (RFC 9700 §4.14.2): every rotation of one grant shares it. */
@@ -88,7 +90,7 @@ export interface IssuedTokens {
   readonly refreshToken: string | undefined;
   /** The scope the access token carries (null when none was asked for). */
   readonly scope: string | null;
-  readonly user: UserRecord;
+  readonly user: TokenSubject;
   readonly clientId: string;
   /** Epoch ms of the sign-in, for the id_token's auth_time. */
   readonly authTime: number;

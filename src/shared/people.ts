@@ -85,3 +85,17 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** How an audited action ended: `locked` is a sign-in refused because the account or address is locked. */
 export const AUDIT_OUTCOMES = ['success', 'failure', 'locked', 'denied'] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+/**
+ * The columns of the user CSV import in their documented order: the first three are required, the rest
+ * optional. The page maps a file's header onto them; the server takes rows with these members.
+ */
+export const IMPORT_COLUMNS = [
+  'uin',
+  'password',
+  'user_group',
+  'name',
+  'email',
+  'groups',
+  'expires_at',
+] as const;

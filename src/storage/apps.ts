@@ -1,7 +1,8 @@
 /**
- * The apps table: its queries and its row mappers (docs/architecture.md#storage). `find` authenticates every
- * client on the token endpoint, so it is a hand-written statement per database: prepared on SQLite, and on
- * PostgreSQL coalesced per turn (docs/architecture.md#batching). Writes are on disk before they are answered
+ * The apps table: its queries and its row mappers (docs/architecture.md#storage). `findClient` authenticates
+ * every client on the token endpoint, so it is a hand-written statement per database (prepared on SQLite, on
+ * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the four columns client
+ * authentication needs; `find`, the whole app, is one too. Writes are on disk before they are answered
  * (`writeDurably`).
  */
 import type { Selectable } from 'kysely';
@@ -17,7 +18,7 @@ import {
   writeOneDurably,
 } from './connection.js';
 import type { Database } from './schema.js';
-import type { AppRecord, AppRepository } from './store.js';
+import type { AppRecord, AppRepository, ClientRecord } from './store.js';
 
 export type AppRow = Selectable<Database['apps']>;
 
@@ -82,11 +83,51 @@ const findApp: HotPath<FindApp> = {
   },
 };
 
+/** The columns ClientRecord is read from. */
+interface ClientRow {
+  client_id: string;
+  secret_hash: string;
+  disabled: number;
+  allow_refresh_tokens: number;
+}
+
+const CLIENT_COLUMNS = 'client_id, secret_hash, disabled, allow_refresh_tokens';
+
+function toClient(row: ClientRow): ClientRecord {
+  return {
+    clientId: row.client_id,
+    secretHash: row.secret_hash,
+    disabled: row.disabled === 1,
+    allowRefreshTokens: row.allow_refresh_tokens === 1,
+  };
+}
+
+type FindClient = (clientId: string) => Promise<ClientRecord | undefined>;
+
+const findClient: HotPath<FindClient> = {
+  sqlite(database) {
+    return preparedLookup(database, `select ${CLIENT_COLUMNS} from apps where client_id = ?`, toClient);
+  },
+  postgres(pool) {
+    return batchedLookup(pool, {
+      name: 'campus_sso_find_clients',
+      text: `
+        select q.i, a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens
+          from unnest($1::text[]) with ordinality as q(client_id, i)
+          join apps a on a.client_id = q.client_id`,
+      parameters: (clientIds: readonly string[]) => [clientIds],
+      map: toClient,
+    });
+  },
+};
+
 type AppChanges = Parameters<AppRepository['update']>[1];
 
 export class Apps extends Repository implements AppRepository {
   /** By findApp's statement for this database. */
   readonly find = forDialect(this.connection, findApp);
+  /** By findClient's statement for this database. */
+  readonly findClient = forDialect(this.connection, findClient);
 
   insert(app: AppRecord): Promise<boolean> {
     const query = this.db

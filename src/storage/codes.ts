@@ -6,16 +6,23 @@
  */
 import type { Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, batchedLookup, forDialect, nullableNumber, preparedLookup } from './connection.js';
+import {
+  Repository,
+  batchedLookup,
+  forDialect,
+  nullableNumber,
+  parseList,
+  preparedLookup,
+} from './connection.js';
 import type { Database } from './schema.js';
 import type {
   AuthorizationCodeRecord,
   CodeChallengeMethod,
   CodeRepository,
   CodeWithGrantor,
+  UserGroup,
 } from './store.js';
 import { joinAmr, splitAmr } from './sessions.js';
-import { toUser } from './users.js';
 
 /** Used codes are kept a day past expiry, so a late replay still revokes its tokens (RFC 9700 §4.2.4). */
 const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
@@ -43,18 +50,19 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
   };
 }
 
-/** The code's columns, then its user's under a `user_` prefix (null when the user is gone). */
+/**
+ * The code's columns, then those of its user that a TokenSubject holds, under a `user_` prefix (null when the
+ * user is gone). Not the password hash nor the sign-in bookkeeping: the exchange needs neither, and on
+ * PostgreSQL every column read is a string parsed and collected again.
+ */
 type CodeWithGrantorRow = CodeRow & {
-  user_password_hash: string | null;
   user_group: string | null;
   user_created_at: number | null;
   user_disabled: number | null;
-  user_must_change_password: number | null;
   user_name: string | null;
   user_email: string | null;
   user_groups: string | null;
   user_expires_at: number | null;
-  user_last_sign_in_at: number | null;
 };
 
 function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
@@ -62,33 +70,25 @@ function toCodeWithGrantor(row: CodeWithGrantorRow): CodeWithGrantor {
   return {
     code: toCode(row),
     user:
-      row.user_password_hash === null ||
-      row.user_group === null ||
-      row.user_created_at === null ||
-      row.user_disabled === null
+      row.user_group === null || row.user_created_at === null || row.user_disabled === null
         ? undefined
-        : toUser({
-            uin: row.uin,
-            password_hash: row.user_password_hash,
-            user_group: row.user_group,
-            created_at: row.user_created_at,
-            disabled: row.user_disabled,
-            must_change_password: row.user_must_change_password ?? 0,
+        : {
+            uin: Number(row.uin),
+            userGroup: row.user_group as UserGroup,
+            createdAt: Number(row.user_created_at),
+            disabled: row.user_disabled === 1,
+            expiresAt: nullableNumber(row.user_expires_at),
             name: row.user_name,
             email: row.user_email,
-            groups: row.user_groups ?? '[]',
-            expires_at: row.user_expires_at,
-            last_sign_in_at: row.user_last_sign_in_at,
-          }),
+            groups: parseList(row.user_groups),
+          },
   };
 }
 
 /** CodeWithGrantorRow's select list and joins, shared by both databases' statements. */
-const WITH_GRANTOR_COLUMNS = `c.*, u.password_hash as user_password_hash, u.user_group,
-         u.created_at as user_created_at, u.disabled as user_disabled,
-         u.must_change_password as user_must_change_password, u.name as user_name,
-         u.email as user_email, u.groups as user_groups, u.expires_at as user_expires_at,
-         u.last_sign_in_at as user_last_sign_in_at`;
+const WITH_GRANTOR_COLUMNS = `c.*, u.user_group, u.created_at as user_created_at, u.disabled as user_disabled,
+         u.name as user_name, u.email as user_email, u.groups as user_groups,
+         u.expires_at as user_expires_at`;
 const WITH_GRANTOR_JOIN = 'left join users u on u.uin = c.uin';
 
 type FindWithGrantor = (codeHash: string) => Promise<CodeWithGrantor | undefined>;

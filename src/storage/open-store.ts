@@ -16,6 +16,7 @@ import { mustDiscardConnection } from './database-errors.js';
 import type { Database } from './schema.js';
 import { SqlStore } from './sql-store.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { withStatementCache } from './statement-cache.js';
 import type { Store } from './store.js';
 
 /**
@@ -38,7 +39,7 @@ function openSqlite(file: string): Store {
   database.pragma('wal_autocheckpoint = 0');
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new SqliteCheckpointer(database);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return new SqlStore({ kind: 'sqlite', db, database }, () => checkpointer.close());
 }
 

@@ -27,6 +27,15 @@ export interface UserRecord extends UserProfile {
   readonly mustChangePassword: boolean;
 }
 
+/**
+ * The user tokens are issued about, as the code exchange reads them with the code (`codes.findWithGrantor`):
+ * whether they may still have tokens, and what an id_token may say of them; never the password hash.
+ */
+export type TokenSubject = Pick<
+  UserRecord,
+  'uin' | 'userGroup' | 'createdAt' | 'disabled' | 'expiresAt' | 'name' | 'email' | 'groups'
+>;
+
 /** A user to insert: the profile may be left out (no name, email, groups, expiry or sign-in yet). */
 export type NewUserRecord = Omit<UserRecord, keyof UserProfile> & Partial<UserProfile>;
 
@@ -70,6 +79,13 @@ export interface AppRecord {
   /** Where the app's launcher tile leads (absent or null: the origin of its first redirect URI). */
   readonly homepageUrl?: string | null;
 }
+
+/**
+ * An app as client authentication reads it (`apps.findClient`, on every call to the token, revocation and
+ * introspection endpoints): who it is, its secret's digest, and what it may do. The rest of the app's row
+ * is not read there.
+ */
+export type ClientRecord = Pick<AppRecord, 'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens'>;
 
 export interface LogoutAttempt {
   /** Epoch ms. */

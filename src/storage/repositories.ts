@@ -9,6 +9,7 @@ import type {
   AuditEventRecord,
   AuditQuery,
   AuthorizationCodeRecord,
+  ClientRecord,
   ConsentRecord,
   ConsentWithApp,
   NewUserRecord,
@@ -19,6 +20,7 @@ import type {
   SessionRecord,
   SigningKeyRecord,
   ThrottleState,
+  TokenSubject,
   TotpCredentialRecord,
   UserListQuery,
   UserRecord,
@@ -65,6 +67,8 @@ export interface UserRepository {
 
 export interface AppRepository {
   find(clientId: string): Promise<AppRecord | undefined>;
+  /** Client authentication's read: only the columns it needs (a hot path). */
+  findClient(clientId: string): Promise<ClientRecord | undefined>;
   insert(app: AppRecord): Promise<boolean>;
   update(
     clientId: string,
@@ -146,7 +150,7 @@ export interface LogoutRepository {
 /** A code with the user who granted it (undefined if that user has since been deleted). */
 export interface CodeWithGrantor {
   readonly code: AuthorizationCodeRecord;
-  readonly user: UserRecord | undefined;
+  readonly user: TokenSubject | undefined;
 }
 
 export interface CodeRepository {

@@ -139,7 +139,9 @@ describe('campus-sso app add', () => {
     expect(printed.client_id).toMatch(/^[A-Za-z0-9]{16}$/);
     expect(printed.client_secret.length).toBeGreaterThanOrEqual(43);
     await withContext(async (ctx) => {
-      const app = await ctx.apps.authenticate(printed.client_id, printed.client_secret);
+      const client = await ctx.apps.authenticate(printed.client_id, printed.client_secret);
+      expect(client).toMatchObject({ clientId: printed.client_id, disabled: false });
+      const app = await ctx.store.apps.find(printed.client_id);
       expect(app).toMatchObject({
         name: 'Library',
         emoji: '📚',

@@ -161,7 +161,10 @@ describe('campus-sso import-campux', () => {
   });
 
   it("keeps each app's client_id and secret: the old secret authenticates, stored only as a hash", async () => {
-    const app = await server.ctx.apps.authenticate(LIBRARY.clientId, LIBRARY.secret);
+    expect(await server.ctx.apps.authenticate(LIBRARY.clientId, LIBRARY.secret)).toMatchObject({
+      clientId: LIBRARY.clientId,
+    });
+    const app = await server.ctx.store.apps.find(LIBRARY.clientId);
     expect(app).toMatchObject({
       clientId: LIBRARY.clientId,
       name: 'Library',
@@ -172,6 +175,9 @@ describe('campus-sso import-campux', () => {
     expect(app?.secretHash).not.toContain(LIBRARY.secret);
     expect(await server.ctx.apps.authenticate(LIBRARY.clientId, LEGACY.secret)).toBeUndefined();
     expect(await server.ctx.apps.authenticate(LEGACY.clientId, LEGACY.secret)).toMatchObject({
+      clientId: LEGACY.clientId,
+    });
+    expect(await server.ctx.store.apps.find(LEGACY.clientId)).toMatchObject({
       name: 'Legacy Forum',
       emoji: '💬',
       redirectUris: [],
@@ -373,6 +379,9 @@ describe('campus-sso import-campux --mongo-export DIR', () => {
           disabled: true,
         });
         expect(await imported.ctx.apps.authenticate(LIBRARY.clientId, LIBRARY.secret)).toMatchObject({
+          clientId: LIBRARY.clientId,
+        });
+        expect(await imported.ctx.store.apps.find(LIBRARY.clientId)).toMatchObject({
           redirectUris: ['https://library.example.edu/callback'],
         });
       } finally {

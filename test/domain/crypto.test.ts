@@ -1,6 +1,12 @@
 /** Random identifiers and secret comparison (docs/interface.md#resources, docs/security.md). */
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from '../../src/domain/crypto.js';
+import {
+  constantTimeEqual,
+  fillRandom,
+  randomClientId,
+  randomToken,
+  sha256Hex,
+} from '../../src/domain/crypto.js';
 import { newClientSecret } from '../../src/domain/apps.js';
 
 describe('randomClientId', () => {
@@ -25,6 +31,49 @@ describe('randomToken', () => {
 
   it('gives a client secret of at least 32 bytes', () => {
     expect(Buffer.from(newClientSecret(), 'base64url').length).toBeGreaterThanOrEqual(32);
+  });
+});
+
+describe('fillRandom', () => {
+  it('writes exactly the bytes asked for, at the offset asked for', () => {
+    const target = Buffer.alloc(40, 0xaa);
+    fillRandom(target, 6, 32);
+    expect(target.subarray(0, 6).every((byte) => byte === 0xaa)).toBe(true);
+    expect(target.subarray(38).every((byte) => byte === 0xaa)).toBe(true);
+    // 32 bytes that are all 0xaa (or all zero, a pool byte handed out twice after wiping) would be a bug.
+    expect(new Set(target.subarray(6, 38)).size).toBeGreaterThan(8);
+  });
+
+  it('never hands out the same bytes twice, across many refills of its pool', () => {
+    // 100,000 × 32 bytes = 3.2 MB: about 780 refills of the 4 KiB pool.
+    const seen = new Set<string>();
+    const chunk = Buffer.alloc(32);
+    for (let i = 0; i < 100_000; i++) {
+      fillRandom(chunk, 0, 32);
+      seen.add(chunk.toString('hex'));
+    }
+    expect(seen.size).toBe(100_000);
+  });
+
+  it('takes requests that straddle the end of its pool, and refuses more than a pool holds', () => {
+    const sizes = [1, 7, 1000, 4096, 3, 4095];
+    for (const size of sizes) {
+      const target = Buffer.alloc(size);
+      fillRandom(target, 0, size);
+      if (size >= 16) expect(target.every((byte) => byte === 0)).toBe(false);
+    }
+    expect(() => fillRandom(Buffer.alloc(4097), 0, 4097)).toThrow(RangeError);
+  });
+
+  it('spreads its bytes evenly over 0–255 (a frequency check over 1 MiB)', () => {
+    const counts = new Array<number>(256).fill(0);
+    const chunk = Buffer.alloc(4096);
+    for (let i = 0; i < 256; i++) {
+      fillRandom(chunk, 0, chunk.length);
+      for (const byte of chunk) counts[byte]! += 1;
+    }
+    // 4,096 expected per value; a standard deviation of 64, so ±640 is ten of them.
+    for (const count of counts) expect(Math.abs(count - 4096)).toBeLessThan(640);
   });
 });
 

@@ -9,13 +9,7 @@ import { accessTokenHash } from '../../src/oauth/id-token.js';
 import { json } from '../helpers/http.js';
 import { describeOnDatabases } from '../helpers/fixture.js';
 import { startTestServer } from '../helpers/server.js';
-import {
-  expectOAuthError,
-  getUserInfo,
-  postForm,
-  REDIRECT_URI,
-  tokensFor,
-} from './support.js';
+import { expectOAuthError, getUserInfo, postForm, REDIRECT_URI, tokensFor } from './support.js';
 
 describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture) => {
   const { database, server, client, user } = fixture;

@@ -350,6 +350,23 @@ describeEachDatabase('Store', (database) => {
     });
 
     describe('apps', () => {
+      it('findClient reads what client authentication needs, and nothing else', async () => {
+        const record = app('ClientOnly4Auth0', { disabled: true, allowRefreshTokens: false });
+        await store.apps.insert(record);
+        expect(await store.apps.findClient(record.clientId)).toEqual({
+          clientId: record.clientId,
+          secretHash: record.secretHash,
+          disabled: true,
+          allowRefreshTokens: false,
+        });
+        await store.apps.update(record.clientId, { disabled: false, allowRefreshTokens: true });
+        expect(await store.apps.findClient(record.clientId)).toMatchObject({
+          disabled: false,
+          allowRefreshTokens: true,
+        });
+        expect(await store.apps.findClient('NoSuchClient0000')).toBeUndefined();
+      });
+
       it('inserts an app and finds it with its redirect URIs in order and every field', async () => {
         const record = app('7RYtLq8VA45Fiprc', {
           name: '图书馆 Library',
@@ -522,10 +539,23 @@ describeEachDatabase('Store', (database) => {
         const { uin, clientId } = await userAndApp(MAX_UIN);
         const granted = code(clientId, uin);
         await store.codes.insert(granted);
-        expect(await store.codes.findWithGrantor(granted.codeHash)).toEqual({
+        const {
+          uin: subjectUin,
+          userGroup,
+          createdAt,
+          disabled,
+          expiresAt,
+          name,
+          email,
+          groups,
+        } = user(MAX_UIN);
+        // What tokens are issued about (TokenSubject): never the password hash.
+        const found = await store.codes.findWithGrantor(granted.codeHash);
+        expect(found).toEqual({
           code: granted,
-          user: user(MAX_UIN),
+          user: { uin: subjectUin, userGroup, createdAt, disabled, expiresAt, name, email, groups },
         });
+        expect(found?.user).not.toHaveProperty('passwordHash');
         await store.users.update(MAX_UIN, { disabled: true });
         expect((await store.codes.findWithGrantor(granted.codeHash))?.user?.disabled).toBe(true);
         expect(await store.codes.findWithGrantor('unknown')).toBeUndefined();

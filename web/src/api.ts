@@ -33,7 +33,17 @@ import type { BrandingView, InvalidLinkReason, LauncherAppView } from '../../src
 
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
-export type { AdminUserView, AppInfoView, AppView, AuditEventView, ConsentView, MeView, SessionView, SignedInView, UserView };
+export type {
+  AdminUserView,
+  AppInfoView,
+  AppView,
+  AuditEventView,
+  ConsentView,
+  MeView,
+  SessionView,
+  SignedInView,
+  UserView,
+};
 export type { BrandingView, InvalidLinkReason, LauncherAppView };
 export type { PasskeyView, PendingSignInView, SecondFactorKind, SecondFactorsView };
 

@@ -1,20 +1,5 @@
+import type { AUTHORIZATION_PARAMETERS } from '../../shared/authorization.js';
 import type { AppRecord, CodeChallengeMethod } from '../../storage/store.js';
-
-/** The authorization request's parameters campus-sso reads (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, RFC 7636 §4.3). */
-export const AUTHORIZATION_PARAMETERS = [
-  'client_id',
-  'redirect_uri',
-  'state',
-  'response_type',
-  'scope',
-  'nonce',
-  'code_challenge',
-  'code_challenge_method',
-  'prompt',
-  'max_age',
-  'request',
-  'request_uri',
-] as const;
 
 /**
  * The authorization request's parameters as the page, the GET endpoint or a form POST carry them

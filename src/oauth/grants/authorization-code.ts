@@ -5,7 +5,7 @@
 import type { AppContext } from '../../app-context.js';
 import { isActiveUser } from '../../domain/users.js';
 import { credentialKey } from '../credentials.js';
-import type { AppRecord } from '../../storage/store.js';
+import type { ClientRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { PKCE_VALUE, verifierMatches } from '../pkce.js';
 import { hasScope } from '../scopes.js';
@@ -35,7 +35,7 @@ export interface AuthorizationCodeOptions {
 
 export async function exchangeAuthorizationCode(
   ctx: AppContext,
-  client: AppRecord,
+  client: ClientRecord,
   exchange: AuthorizationCodeExchange,
   options: AuthorizationCodeOptions,
 ): Promise<IssuedTokens> {

@@ -5,7 +5,7 @@
 import type { AppContext } from '../../app-context.js';
 import { isActiveUser } from '../../domain/users.js';
 import { credentialKey } from '../credentials.js';
-import type { AppRecord } from '../../storage/store.js';
+import type { ClientRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.js';
 import { scopeTokens } from '../scopes.js';
 import { type IssuedTokens, mintAccessToken, mintRefreshToken, type TokenGrant } from '../tokens.js';
@@ -28,7 +28,7 @@ function narrowedScope(granted: string | null, requested: string | undefined): s
 
 export async function exchangeRefreshToken(
   ctx: AppContext,
-  client: AppRecord,
+  client: ClientRecord,
   exchange: RefreshTokenExchange,
 ): Promise<IssuedTokens> {
   // RFC 6749 §6: refresh_token is REQUIRED.

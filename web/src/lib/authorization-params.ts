@@ -1,20 +1,5 @@
+import { AUTHORIZATION_PARAMETERS } from '../../../src/shared/authorization';
 import type { AuthorizationParams } from '../api';
-
-const NAMES = [
-  'client_id',
-  'redirect_uri',
-  'state',
-  'response_type',
-  'scope',
-  'nonce',
-  'code_challenge',
-  'code_challenge_method',
-  'prompt',
-  'max_age',
-  // Not supported, but passed on so that the server refuses them instead of silently dropping them.
-  'request',
-  'request_uri',
-] as const;
 
 /**
  * docs/interface.md#authorization-page: the authorization request's parameters come from the fragment's query
@@ -28,7 +13,7 @@ export function readAuthorizationParams(
   const hashQueryStart = location.hash.indexOf('?');
   const fromHash = new URLSearchParams(hashQueryStart >= 0 ? location.hash.slice(hashQueryStart + 1) : '');
   const params: Partial<AuthorizationParams> = {};
-  for (const name of NAMES) {
+  for (const name of AUTHORIZATION_PARAMETERS) {
     const value = fromHash.get(name) ?? fromQuery.get(name);
     if (value !== null) params[name] = value;
   }

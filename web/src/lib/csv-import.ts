@@ -8,6 +8,7 @@
  */
 import Papa from 'papaparse';
 import { api, USER_GROUPS, type ImportResult, type ImportRow } from '../api';
+import { IMPORT_COLUMNS } from '../../../src/shared/people';
 import { parseUin, passwordLengthOk } from './validation';
 
 /** The server takes at most 500 rows a call; smaller chunks make the progress bar move smoothly. */
@@ -22,19 +23,7 @@ export interface ParsedImport {
   rejected: (ImportResult & { error: RowProblem })[];
 }
 
-/**
- * The columns in their documented order (docs/interface.md#people-groups-and-audit): the first three are
- * required, the rest optional. A header line may name them in any order; without one, this order is used.
- */
-export const IMPORT_COLUMNS = [
-  'uin',
-  'password',
-  'user_group',
-  'name',
-  'email',
-  'groups',
-  'expires_at',
-] as const;
+/** A header line may name the columns (docs/interface.md#people-groups-and-audit) in any order; without one, IMPORT_COLUMNS' order is used. */
 type Column = (typeof IMPORT_COLUMNS)[number];
 const REQUIRED_COLUMNS = 3;
 

@@ -57,7 +57,8 @@ const PROBLEM_KEYS: Readonly<Record<SharedRedirectUriProblem, RedirectUriProblem
 export function redirectUriProblem(uri: string): RedirectUriProblem | undefined {
   const problem = redirectUriRule(uri);
   if (problem === undefined) return undefined;
-  if (problem === 'notCanonical') return { key: 'uriNotCanonical', canonical: canonicalRedirectUri(uri) ?? '' };
+  if (problem === 'notCanonical')
+    return { key: 'uriNotCanonical', canonical: canonicalRedirectUri(uri) ?? '' };
   return { key: PROBLEM_KEYS[problem] };
 }
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { importUsers, MAX_IMPORT_ROWS } from '../../../domain/admin-user-import.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { IMPORT_COLUMNS } from '../../../shared/people.js';
 import { optional } from '../../schemas.js';
 import { currentAdmin } from './require-admin.js';
 
@@ -16,16 +17,7 @@ const ImportBody = Type.Object(
         {
           line: Type.Integer({ minimum: 0 }),
           // Any JSON: each cell is checked by the import, which names the line and the column.
-          ...optional(
-            Type.Unknown(),
-            'uin',
-            'password',
-            'user_group',
-            'name',
-            'email',
-            'groups',
-            'expires_at',
-          ),
+          ...optional(Type.Unknown(), ...IMPORT_COLUMNS),
         },
         { additionalProperties: false },
       ),

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { decideAuthorization, type Decision, errorRedirect } from '../../../oauth/authorization/authorize.js';
-import { AUTHORIZATION_PARAMETERS, type AuthorizationParams } from '../../../oauth/authorization/request.js';
+import type { AuthorizationParams } from '../../../oauth/authorization/request.js';
+import { AUTHORIZATION_PARAMETERS } from '../../../shared/authorization.js';
 import {
   RedirectableAuthorizationError,
   validateAuthorizationRequest,

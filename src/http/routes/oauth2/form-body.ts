@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { authenticateClient } from '../../../oauth/client-authentication.js';
 import { InvalidRequest } from '../../../oauth/errors.js';
-import type { AppRecord } from '../../../storage/store.js';
+import type { ClientRecord } from '../../../storage/store.js';
 import { optional } from '../../schemas.js';
 
 /**
@@ -43,7 +43,7 @@ export function authenticateFormClient(
   ctx: AppContext,
   request: FastifyRequest,
   body: { client_id?: string | undefined; client_secret?: string | undefined },
-): Promise<AppRecord> {
+): Promise<ClientRecord> {
   return authenticateClient(ctx, {
     authorization: request.headers.authorization,
     clientId: body.client_id,

@@ -1,0 +1,19 @@
+/**
+ * The authorization request's parameters campus-sso reads (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, RFC 7636
+ * §4.3), shared by the server and the page (docs/interface.md#authorization-page). `request` and
+ * `request_uri` are not supported; they are read so that they are refused instead of silently dropped.
+ */
+export const AUTHORIZATION_PARAMETERS = [
+  'client_id',
+  'redirect_uri',
+  'state',
+  'response_type',
+  'scope',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'max_age',
+  'request',
+  'request_uri',
+] as const;
