@@ -1,10 +1,11 @@
 /**
  * A password set by someone other than its owner — an admin creating the user or resetting their password,
  * a CSV import, the first start — must be changed at the next sign-in (docs/security.md): until then every
- * call but `POST /v1/account/password`, `GET /v1/account/me` and sign-out answers 403 code 9. A password the
- * operator gives the command line need not be changed. Over real HTTP, on SQLite and PostgreSQL.
+ * call but `POST /v1/account/password`, `GET /v1/account/me` and sign-out (the page's and the apps'
+ * RP-initiated one) answers 403 code 9. A password the operator gives the command line need not be changed. Over real HTTP, on SQLite and PostgreSQL.
  */
 import { describe, expect, it } from 'vitest';
+import { signIdToken } from '../../src/oauth/id-token.js';
 import { EnvelopeCode } from '../../src/shared/envelope.js';
 import { type DatabaseSuiteOptions, describeOnDatabases, REDIRECT_URI } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
@@ -131,6 +132,31 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
     it('signs the user out', async () => {
       const { browser } = await adminCreated();
       expect((await browser.call('POST', '/v1/account/logout', {})).status).toBe(200);
+      expect((await browser.call('GET', '/v1/account/me')).status).toBe(401);
+    });
+  });
+
+  describe('GET /v1/oauth2/logout (RP-initiated)', () => {
+    it('with a hint for the user, signs them out at once; without one, sends them to the sign-out page', async () => {
+      const { uin, browser } = await adminCreated();
+      const asked = await browser.call('GET', `/v1/oauth2/logout?client_id=${client.clientId}`);
+      expect(asked.status).toBe(302);
+      expect(asked.headers.get('location')).toBe(`${server.baseUrl}/#/logout?client_id=${client.clientId}`);
+      expect((await browser.call('GET', '/v1/account/me')).status).toBe(200);
+
+      const user = await server.ctx.store.users.find(uin);
+      const hint = await signIdToken(server.ctx, {
+        user: user!,
+        clientId: client.clientId,
+        authTime: Date.now(),
+        amr: ['pwd'],
+        nonce: null,
+        accessToken: 'x',
+        issuedAt: Date.now(),
+      });
+      const response = await browser.call('GET', `/v1/oauth2/logout?id_token_hint=${hint}`);
+      expect(response.status).toBe(302);
+      expect(response.headers.get('location')).toBe(`${server.baseUrl}/#/logout?done=1`);
       expect((await browser.call('GET', '/v1/account/me')).status).toBe(401);
     });
   });

@@ -39,8 +39,8 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
   });
 
   describe('GET /v1/oauth2/logout', () => {
-    it('with a valid id_token_hint, signs out at once and goes to the registered URI with state', async () => {
-      const { browser, idToken } = await signedInWithIdToken();
+    it('with a valid id_token_hint, signs out at once, records it, and goes to the registered URI with state', async () => {
+      const { uin, browser, idToken } = await signedInWithIdToken();
       const response = await logout(browser, {
         id_token_hint: idToken,
         post_logout_redirect_uri: AFTER_LOGOUT,
@@ -50,6 +50,14 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
       expect(response.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=xyz+1`);
       expect(response.headers.get('set-cookie')).toMatch(/Max-Age=0/);
       expect(await isSignedIn(browser)).toBe(false);
+      const [event] = await server.ctx.store.audit.list({ uin, actions: ['sign_out'], limit: 10 });
+      expect(event).toMatchObject({
+        action: 'sign_out',
+        actorUin: uin,
+        target: `user:${uin}`,
+        outcome: 'success',
+        detail: { client_id: client.clientId },
+      });
     });
 
     it('accepts an expired id_token as the hint', async () => {

@@ -46,13 +46,17 @@ export const endSessionRoutes: RoutePlugin = async (app, { ctx }) => {
     const clientId = askingClientId(params, hint);
     const redirectTo = await postLogoutRedirect(ctx, clientId, params);
     const locales = params.ui_locales;
-    const signedIn = await findSignedIn(ctx, request);
+    // Signing out is always allowed, also to a user whose password must be changed first (docs/security.md).
+    const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
 
     if (signedIn && hint?.sub === String(signedIn.user.uin)) {
       // §2: the RP proved which user it signs out: no need to ask.
       await ctx.sessions.end(signedIn.id);
       clearSessionCookie(ctx, reply);
       request.log.info({ uin: signedIn.user.uin, client_id: clientId }, 'signed out by the app');
+      await ctx.audit.recordOwn(request, signedIn.user.uin, 'sign_out', {
+        detail: { client_id: clientId ?? null },
+      });
     } else if (signedIn) {
       // §2: without a valid hint the OP asks the user whether to sign out (and of whom).
       return toPage(reply, {
