@@ -15,6 +15,7 @@ import {
   CALLBACK,
   launchBrowser,
   openPage,
+  openView,
   SCREENSHOTS,
   signIn,
   signInByApi,
@@ -250,6 +251,30 @@ describe.each(VARIANTS)('pages for everyone, $name', ({ tag, locale, width, heig
       expect(await page.locator(`#${(await uin.getAttribute('aria-describedby')) ?? ''}`).innerText()).toBe(
         L.login.uinInvalid,
       );
+      await context.close();
+    });
+
+    it('moves focus to the new page heading, but never away from a field someone already types in', async () => {
+      const user = await member();
+      const { page, context, problems } = await open();
+      await page.goto('/');
+      await page.getByLabel(L.login.uin, { exact: true }).waitFor();
+
+      // Nobody types: after a page change, focus is on the new page's heading.
+      await openView(page, '/#/reset');
+      await expect.poll(async () => (await focused(page)).tag).toBe('h1');
+
+      // Typing as soon as the form shows: the heading, found a moment later, leaves the fields alone.
+      await openView(page, '/#/account');
+      const password = page.getByLabel(L.login.password, { exact: true });
+      await page.getByLabel(L.login.uin, { exact: true }).fill(String(user.uin));
+      await password.fill(user.password);
+      await page.waitForTimeout(1200); // longer than the heading is looked for
+      expect((await focused(page)).id).toBe('login-password');
+      expect(await password.inputValue()).toBe(user.password);
+      await page.getByRole('button', { name: L.login.submit, exact: true }).click();
+      await page.getByTestId('my-uin').waitFor();
+      expect(problems).toEqual([]);
       await context.close();
     });
 

@@ -17,17 +17,28 @@ export function focusElement(target: HTMLElement | null | undefined): boolean {
 const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Whether the user (or the page itself, e.g. a code field) has put focus on something in the new view since
+ * `before` had it: a heading that renders late must not pull focus from a field someone is already typing in.
+ */
+function focusMovedInto(main: HTMLElement | null, before: Element | null): boolean {
+  const now = document.activeElement;
+  return now !== null && now !== before && now !== main && main?.contains(now) === true;
+}
+
+/**
  * The first `h1` in the main region, once it is rendered (a page may first load its data), else the region
- * itself.
+ * itself; nothing when focus has already moved into the new view.
  */
 export async function focusHeading(): Promise<void> {
+  const before = document.activeElement;
   await nextTick();
   const main = document.getElementById('main');
   for (let tries = 0; tries < 20; tries += 1) {
+    if (focusMovedInto(main, before)) return;
     if (focusElement(main?.querySelector<HTMLElement>('h1'))) return;
     await wait(50);
   }
-  focusElement(main);
+  if (!focusMovedInto(main, before)) focusElement(main);
 }
 
 /**
