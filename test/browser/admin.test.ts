@@ -312,4 +312,36 @@ describe('Users panel', () => {
     await row.getByText('Disabled', { exact: true }).waitFor();
     await context.close();
   });
+  it('keeps the searched list when an earlier, slower answer for the whole list arrives after it', async () => {
+    const { page, context } = await openPage(browser, sso);
+    await signInByApi(page, ADMIN);
+    const isList = (url: URL): boolean => url.pathname === '/v1/admin/users';
+    const isWholeList = (url: URL): boolean => isList(url) && !url.searchParams.has('search');
+    // The first answer for the unfiltered list is held until the search's answer is on the screen.
+    let releaseWhole: () => void = () => undefined;
+    const wholeHeld = new Promise<void>((resolve) => (releaseWhole = resolve));
+    let held = false;
+    await page.route(isList, async (route) => {
+      if (held || !isWholeList(new URL(route.request().url()))) return route.continue();
+      held = true;
+      await wholeHeld;
+      return route.continue();
+    });
+    await page.goto('/#/admin');
+    await page.getByRole('tab', { name: 'Users' }).click();
+    await page.getByLabel('Search by UIN').fill(String(ADMIN.uin));
+    const table = page.getByTestId('users-table');
+    await table.getByRole('row').filter({ hasText: String(ADMIN.uin) }).waitFor();
+    expect(held).toBe(true);
+
+    const wholeAnswer = page.waitForResponse((response) => isWholeList(new URL(response.url())));
+    releaseWhole();
+    await (await wholeAnswer).finished();
+    // The stale answer has been read and would be on the screen by now.
+    await page.waitForTimeout(300);
+    const rows = await table.locator('tbody tr').allInnerTexts();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const text of rows) expect(text).toContain(String(ADMIN.uin));
+    await context.close();
+  });
 });
