@@ -38,11 +38,16 @@ function serverEnv(database: CampusDatabase, port: number): Record<string, strin
   };
 }
 
-function runCli(database: CampusDatabase, args: readonly string[], stdin?: string): Promise<string> {
+function runCli(
+  database: CampusDatabase,
+  args: readonly string[],
+  stdin?: string,
+  cli: string = CLI,
+): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       process.execPath,
-      [CLI, ...args],
+      [cli, ...args],
       { env: { ...process.env, ...serverEnv(database, 0), PORT: '8080' }, maxBuffer: 1 << 20 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`campus-sso ${args.join(' ')} failed: ${stderr || error.message}`));
@@ -72,13 +77,21 @@ export interface Provisioned {
   readonly loginUsers: readonly LoginUser[];
 }
 
-/** Migrates, then creates the bench user, the login users and one app, all through the CLI. */
-export async function provision(database: CampusDatabase, loginUserCount: number): Promise<Provisioned> {
-  await runCli(database, ['migrate']);
+/**
+ * Migrates, then creates the bench user, the login users and one app, all through the CLI (`cli`: this
+ * checkout's by default; bench/ab.ts passes another build's).
+ */
+export async function provision(
+  database: CampusDatabase,
+  loginUserCount: number,
+  cli: string = CLI,
+): Promise<Provisioned> {
+  await runCli(database, ['migrate'], undefined, cli);
   await runCli(
     database,
     ['user', 'add', '--uin', String(BENCH_UIN), '--group', 'admin', '--password-stdin'],
     'bench-admin-password',
+    cli,
   );
   const loginUsers: LoginUser[] = [];
   for (let i = 0; i < loginUserCount; i++) {
@@ -87,20 +100,17 @@ export async function provision(database: CampusDatabase, loginUserCount: number
       database,
       ['user', 'add', '--uin', String(user.uin), '--group', 'user', '--password-stdin'],
       user.password,
+      cli,
     );
     loginUsers.push(user);
   }
   const app = lastJson<{ client_id: string; client_secret: string }>(
-    await runCli(database, [
-      'app',
-      'add',
-      '--name',
-      'Bench',
-      '--emoji',
-      '🧪',
-      '--redirect-uri',
-      REDIRECT_URI,
-    ]),
+    await runCli(
+      database,
+      ['app', 'add', '--name', 'Bench', '--emoji', '🧪', '--redirect-uri', REDIRECT_URI],
+      undefined,
+      cli,
+    ),
   );
   return {
     client: { clientId: app.client_id, clientSecret: app.client_secret },
@@ -112,14 +122,16 @@ export async function provision(database: CampusDatabase, loginUserCount: number
 export interface CampusStartOptions {
   /** Write a V8 CPU profile to this directory when the server exits. */
   readonly cpuProfileDir?: string;
+  /** The build to start (its `dist/src/cli.js`); this checkout's by default. */
+  readonly cli?: string;
 }
 
 /**
  * The Node flags the `campus-sso` command runs with: those of its `#!/usr/bin/env -S node …` line, which
  * `npm start` repeats. The bench starts the server exactly so.
  */
-export function serverNodeFlags(): string[] {
-  const shebang = readFileSync(CLI, 'utf8').split('\n', 1)[0] ?? '';
+export function serverNodeFlags(cli: string = CLI): string[] {
+  const shebang = readFileSync(cli, 'utf8').split('\n', 1)[0] ?? '';
   const words = shebang.replace(/^#!/, '').trim().split(/\s+/);
   return words.slice(words.indexOf('node') + 1);
 }
@@ -130,7 +142,8 @@ export async function startCampus(
   options: CampusStartOptions = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const nodeFlags = serverNodeFlags();
+  const cli = options.cli ?? CLI;
+  const nodeFlags = serverNodeFlags(cli);
   if (options.cpuProfileDir !== undefined) {
     mkdirSync(options.cpuProfileDir, { recursive: true });
     nodeFlags.push(
@@ -142,7 +155,7 @@ export async function startCampus(
   return startServer({
     name,
     command: process.execPath,
-    args: [...nodeFlags, CLI, 'serve'],
+    args: [...nodeFlags, cli, 'serve'],
     env: serverEnv(database, port),
     port,
     readyPath: '/readyz',
