@@ -6,7 +6,8 @@
  * All of the bench's SQL is in this one file.
  */
 import { rmSync } from 'node:fs';
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { credentialKey, newCredential } from '../../src/oauth/credentials.js';
 
@@ -70,7 +71,7 @@ class SqliteCampusDatabase implements CampusDatabase {
   }
 
   /** Opened per call and closed after, so the bench holds no lock or page cache while the server runs. */
-  private withDb<T>(work: (db: SqliteDatabase.Database) => T): T {
+  private withDb<T>(work: (db: BetterSqlite3.Database) => T): T {
     const db = new SqliteDatabase(this.file);
     db.pragma('busy_timeout = 10000');
     try {

@@ -10,7 +10,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../storage/sqlite-driver.js';
 import type { Clock } from '../clock.js';
 import type { Store, UserGroup } from '../storage/store.js';
 import { USER_GROUPS } from '../storage/store.js';
@@ -53,7 +54,7 @@ const BAN_TABLES = ['ban_infos', 'ban_info', 'ban_lists'];
 /** A sign-in can never match this: users whose old hash is not argon2id must have their password reset. */
 const UNUSABLE_PASSWORD = '!campux-import: password must be reset';
 
-function findTable(db: SqliteDatabase.Database, candidates: string[], needed: string[]): string | undefined {
+function findTable(db: BetterSqlite3.Database, candidates: string[], needed: string[]): string | undefined {
   const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as {
     name: string;
   }[];

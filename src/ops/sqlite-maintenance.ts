@@ -10,7 +10,8 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../storage/sqlite-driver.js';
 
 /** A one-line explanation for the operator; the command prints it and exits 1. */
 export class DatabaseFileError extends Error {
@@ -25,7 +26,7 @@ function errorCode(error: unknown): string {
 
 /** `integrity_check` reads every page and index (1.5 s for 150 MB); `quick_check` skips index contents. */
 export function integrityProblems(file: string, check: 'quick_check' | 'integrity_check'): string[] {
-  let db: SqliteDatabase.Database | undefined;
+  let db: BetterSqlite3.Database | undefined;
   try {
     db = new SqliteDatabase(file, { readonly: true, fileMustExist: true, timeout: 5000 });
     const rows = db.pragma(`${check}(20)`) as Record<string, string>[];
@@ -65,7 +66,7 @@ export function assertDatabaseIntact(file: string): void {
  * "busy" exactly while something still uses the file.
  */
 function inUse(file: string): boolean {
-  let db: SqliteDatabase.Database | undefined;
+  let db: BetterSqlite3.Database | undefined;
   try {
     db = new SqliteDatabase(file, { fileMustExist: true, timeout: 0 });
     db.pragma('locking_mode = EXCLUSIVE');
@@ -108,7 +109,7 @@ function syncFile(file: string): void {
 }
 
 /** Copies `source` into the new file `target` as of one commit, and checks the copy. */
-function vacuumInto(source: SqliteDatabase.Database, target: string): void {
+function vacuumInto(source: BetterSqlite3.Database, target: string): void {
   rmSync(target, { force: true });
   source.prepare('vacuum into ?').run(target);
   syncFile(target);

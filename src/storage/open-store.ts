@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import { SqliteDatabase } from './sqlite-driver.js';
 import {
   Kysely,
   PostgresDialect,

@@ -331,7 +331,10 @@ describe('Users panel', () => {
     await page.getByRole('tab', { name: 'Users' }).click();
     await page.getByLabel('Search by UIN').fill(String(ADMIN.uin));
     const table = page.getByTestId('users-table');
-    await table.getByRole('row').filter({ hasText: String(ADMIN.uin) }).waitFor();
+    await table
+      .getByRole('row')
+      .filter({ hasText: String(ADMIN.uin) })
+      .waitFor();
     expect(held).toBe(true);
 
     const wholeAnswer = page.waitForResponse((response) => isWholeList(new URL(response.url())));

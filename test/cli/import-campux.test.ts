@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hash } from '@node-rs/argon2';
-import SqliteDatabase from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampuxImportReport } from '../../src/domain/campux-import.js';
 import { loadConfig } from '../../src/config/config.js';

@@ -3,7 +3,7 @@
  * answers 503 with Retry-After, in its own convention, when the database is unavailable; /readyz commits a
  * write and answers within 2 s. (A real network failing under the real server: database-outage.test.ts.)
  */
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { afterEach, expect, it, vi } from 'vitest';
 import type { Store } from '../../src/storage/store.js';

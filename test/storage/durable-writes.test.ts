@@ -3,7 +3,8 @@
  * `synchronous = FULL` (which flushes the WAL), while every other write keeps `synchronous = NORMAL`
  * (src/storage/connection.ts `writeDurably`).
  */
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AppRecord, UserRecord } from '../../src/storage/store.js';
 import { type OpenedStore, openFreshStore } from '../helpers/databases.js';
@@ -51,9 +52,9 @@ describe('user and app writes on SQLite', () => {
     events = [];
     const pragma = SqliteDatabase.prototype.pragma;
     vi.spyOn(SqliteDatabase.prototype, 'pragma').mockImplementation(function (
-      this: SqliteDatabase.Database,
+      this: BetterSqlite3.Database,
       source: string,
-      options?: SqliteDatabase.PragmaOptions,
+      options?: BetterSqlite3.PragmaOptions,
     ) {
       if (source.startsWith('synchronous =')) {
         events.push(`${source}${this.inTransaction ? ' (inside a transaction)' : ''}`);
@@ -62,7 +63,7 @@ describe('user and app writes on SQLite', () => {
     });
     const prepare = SqliteDatabase.prototype.prepare;
     vi.spyOn(SqliteDatabase.prototype, 'prepare').mockImplementation(function (
-      this: SqliteDatabase.Database,
+      this: BetterSqlite3.Database,
       source: string,
     ) {
       const verb = /^\s*(insert into|update|delete from) "?(\w+)/i.exec(source);

@@ -2,7 +2,8 @@
  * docs/architecture.md#storage: Kysely's SQLite queries reuse their prepared statements. On a real SQLite
  * database (better-sqlite3, in memory) and through Kysely itself.
  */
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withStatementCache } from '../../src/storage/statement-cache.js';
@@ -15,7 +16,7 @@ let database: BetterSqlite3.Database;
 let prepared: string[];
 
 beforeEach(() => {
-  database = new BetterSqlite3(':memory:');
+  database = new SqliteDatabase(':memory:');
   database.exec('create table t (id integer primary key, name text not null)');
   database.exec("insert into t values (1, 'one'), (2, 'two'), (3, 'three')");
   // Counts the statements SQLite really prepares.

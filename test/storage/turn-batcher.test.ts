@@ -1,5 +1,6 @@
 /** The DataLoader-style batcher behind both databases' hot look-ups and code redemptions. */
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TurnBatcher, sqliteTransaction } from '../../src/storage/turn-batcher.js';
 
@@ -76,7 +77,7 @@ describe('TurnBatcher', () => {
 });
 
 describe('TurnBatcher on SQLite (sqliteTransaction)', () => {
-  let database: SqliteDatabase.Database;
+  let database: BetterSqlite3.Database;
   let transactions: number;
   const rows = (): string[] =>
     (database.prepare('select name from claims order by rowid').all() as { name: string }[]).map(
