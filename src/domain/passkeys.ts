@@ -27,6 +27,14 @@ function webauthn(): Promise<typeof SimpleWebAuthn> {
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
 
+/**
+ * The public-key algorithms offered and accepted at registration (COSE ids, IANA "COSE Algorithms"): EdDSA
+ * (-8), ES256 (-7) and RS256 (-257), the same on every Node version. Left to itself the library puts
+ * ML-DSA-44 first where WebCrypto has it (Node 24): authenticators that take it then sign with 2.4 KB
+ * signatures, and a passkey made on a Node 24 instance could not be used on one running Node 22.
+ */
+const OFFERED_ALGORITHMS = [-8, -7, -257];
+
 export type { AuthenticationResponseJSON, RegistrationResponseJSON };
 
 export class PasskeyError extends Error {
@@ -95,6 +103,7 @@ export class PasskeyService {
       excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: [...p.transports] })),
       // Discoverable ("resident") credentials are what lets a passkey sign in without typing the uin.
       authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+      supportedAlgorithmIDs: OFFERED_ALGORITHMS,
     });
     await this.remember(options.challenge, 'register', uin);
     return options;
@@ -108,6 +117,7 @@ export class PasskeyService {
         response,
         ...this.expected(challenge),
         requireUserVerification: false,
+        supportedAlgorithmIDs: OFFERED_ALGORITHMS,
       }),
     );
     const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;

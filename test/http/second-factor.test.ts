@@ -491,6 +491,12 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         user: { name: String(uin) },
         attestation: 'none',
       });
+      // EdDSA, ES256, RS256 on every Node version: never ML-DSA, which only Node 24's WebCrypto verifies.
+      expect(options.data['pubKeyCredParams']).toEqual([
+        { alg: -8, type: 'public-key' },
+        { alg: -7, type: 'public-key' },
+        { alg: -257, type: 'public-key' },
+      ]);
     });
 
     it('POST /v1/account/passkeys registers a named passkey, listed by GET and with recovery codes', async () => {
