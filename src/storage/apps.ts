@@ -83,7 +83,7 @@ const findApp: HotPath<FindApp> = {
   },
 };
 
-/** The columns ClientRecord is read from. */
+/** The columns ClientRecord is read from (of `apps a`). */
 interface ClientRow {
   client_id: string;
   secret_hash: string;
@@ -91,7 +91,7 @@ interface ClientRow {
   allow_refresh_tokens: number;
 }
 
-const CLIENT_COLUMNS = 'client_id, secret_hash, disabled, allow_refresh_tokens';
+const CLIENT_COLUMNS = 'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens';
 
 function toClient(row: ClientRow): ClientRecord {
   return {
@@ -106,13 +106,13 @@ type FindClient = (clientId: string) => Promise<ClientRecord | undefined>;
 
 const findClient: HotPath<FindClient> = {
   sqlite(database) {
-    return preparedLookup(database, `select ${CLIENT_COLUMNS} from apps where client_id = ?`, toClient);
+    return preparedLookup(database, `select ${CLIENT_COLUMNS} from apps a where a.client_id = ?`, toClient);
   },
   postgres(pool) {
     return batchedLookup(pool, {
       name: 'campus_sso_find_clients',
       text: `
-        select q.i, a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens
+        select q.i, ${CLIENT_COLUMNS}
           from unnest($1::text[]) with ordinality as q(client_id, i)
           join apps a on a.client_id = q.client_id`,
       parameters: (clientIds: readonly string[]) => [clientIds],

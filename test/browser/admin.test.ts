@@ -312,6 +312,7 @@ describe('Users panel', () => {
     await row.getByText('Disabled', { exact: true }).waitFor();
     await context.close();
   });
+
   it('keeps the searched list when an earlier, slower answer for the whole list arrives after it', async () => {
     const { page, context } = await openPage(browser, sso);
     await signInByApi(page, ADMIN);

@@ -2,7 +2,8 @@
  * A password set by someone other than its owner — an admin creating the user or resetting their password,
  * a CSV import, the first start — must be changed at the next sign-in (docs/security.md): until then every
  * call but `POST /v1/account/password`, `GET /v1/account/me` and sign-out (the page's and the apps'
- * RP-initiated one) answers 403 code 9. A password the operator gives the command line need not be changed. Over real HTTP, on SQLite and PostgreSQL.
+ * RP-initiated one) answers 403 code 9. A password the operator gives the command line need not be changed.
+ * Over real HTTP, on SQLite and PostgreSQL.
  */
 import { describe, expect, it } from 'vitest';
 import { signIdToken } from '../../src/oauth/id-token.js';

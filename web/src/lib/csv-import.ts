@@ -23,7 +23,10 @@ export interface ParsedImport {
   rejected: (ImportResult & { error: RowProblem })[];
 }
 
-/** A header line may name the columns (docs/interface.md#people-groups-and-audit) in any order; without one, IMPORT_COLUMNS' order is used. */
+/**
+ * A header line may name the columns (docs/interface.md#people-groups-and-audit) in any order; without one,
+ * IMPORT_COLUMNS' order is used.
+ */
 type Column = (typeof IMPORT_COLUMNS)[number];
 const REQUIRED_COLUMNS = 3;
 
