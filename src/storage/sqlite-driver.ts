@@ -4,10 +4,10 @@
  *
  * Why two: better-sqlite3 up to 12 wraps its objects in Node's header-only `node::ObjectWrap`, and compiled
  * against Node 24.19's or a later 24.x's headers that destructor aborts the process when a garbage
- * collection runs outside JavaScript (`Assertion failed: (env) != nullptr`, nodejs/node#65446): a server
- * on Node 24 died within seconds of its first sign-ins. Version 13 is built on Node-API and is free of it,
- * but needs Node 22 (on Node 20 it crashes when loaded). Version 12 is installed beside it as an optional
- * dependency (`better-sqlite3-node20`) for Node 20 alone. Both have the same API; the types are 12's.
+ * collection runs outside JavaScript (`Assertion failed: (env) != nullptr`): a server on Node 24 died within
+ * seconds of its first sign-ins. Version 13 is built on Node-API and is free of it, but needs Node 22 (on
+ * Node 20 it crashes when loaded). Version 12 is installed beside it as an optional dependency
+ * (`better-sqlite3-node20`) for Node 20 alone. Both have the same API; the types are 12's.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { createRequire } from 'node:module';
