@@ -11,18 +11,18 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { type Compilable, type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
-import type pg from 'pg';
+import type { PostgresQueries } from './postgres-pool.js';
 import type { Database } from './schema.js';
 import { TurnBatcher } from './turn-batcher.js';
 
 export type Connection =
   | { readonly kind: 'sqlite'; readonly db: Kysely<Database>; readonly database: BetterSqlite3.Database }
-  | { readonly kind: 'postgres'; readonly db: Kysely<Database>; readonly pool: pg.Pool };
+  | { readonly kind: 'postgres'; readonly db: Kysely<Database>; readonly pool: PostgresQueries };
 
 /** A hot path written by hand for each database; `F` is the function a repository method calls. */
 export interface HotPath<F> {
   sqlite(database: BetterSqlite3.Database): F;
-  postgres(pool: pg.Pool): F;
+  postgres(pool: PostgresQueries): F;
 }
 
 /** The connection's half of a hot path, built once when the repository is. */
@@ -126,7 +126,7 @@ export interface BatchedLookup<K, R, V> {
  * position `i`, or undefined when none matched.
  */
 export function batchedLookup<K, R, V>(
-  pool: pg.Pool,
+  pool: PostgresQueries,
   lookup: BatchedLookup<K, R, V>,
 ): (key: K) => Promise<V | undefined> {
   const batcher = new TurnBatcher<K, V | undefined>(async (keys) => {

@@ -1,18 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { SqliteDatabase } from './sqlite-driver.js';
-import {
-  Kysely,
-  PostgresDialect,
-  type PostgresCursor,
-  type PostgresPool,
-  type PostgresPoolClient,
-  type PostgresQueryResult,
-  SqliteDialect,
-} from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from '../config/config.js';
 import { mustDiscardConnection } from './database-errors.js';
+import { PostgresQueries } from './postgres-pool.js';
 import type { Database } from './schema.js';
 import { SqlStore } from './sql-store.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
@@ -43,45 +36,9 @@ function openSqlite(file: string): Store {
   return new SqlStore({ kind: 'sqlite', db, database }, () => checkpointer.close());
 }
 
-/** The pool's connection as Kysely's PostgresDialect uses it (it never asks for a cursor here). */
-class DiscardingClient implements PostgresPoolClient {
-  /** The connection-level failure of one of this checkout's queries: the connection is closed on release. */
-  private failure: unknown;
-
-  constructor(private readonly client: pg.PoolClient) {}
-
-  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
-  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
-  query<R>(
-    sqlOrCursor: string | PostgresCursor<R>,
-    parameters: ReadonlyArray<unknown> = [],
-  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-    if (typeof sqlOrCursor !== 'string') throw new Error('cursors are not used with this pool');
-    // A query after a failure of this checkout (a transaction's rollback) fails at once: it would only
-    // queue behind the query that never answered.
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    return this.client
-      .query(sqlOrCursor, [...parameters])
-      .then((result) => result as unknown as PostgresQueryResult<R>)
-      .catch((error: unknown) => {
-        if (mustDiscardConnection(error)) this.failure = error;
-        throw error;
-      });
-  }
-
-  /**
-   * pg-pool returns a released connection to the pool unless given an error, and Kysely gives none: a
-   * connection whose query timed out still owes that answer, so without this the next request would queue
-   * behind it on a connection that may be dead.
-   */
-  release(): void {
-    this.client.release(this.failure === undefined ? undefined : (this.failure as Error));
-  }
-}
-
 /**
  * PostgreSQL connections that fail fast and heal (docs/operations.md#when-the-database-is-unavailable): every
- * query has a client-side timeout (`query_timeout`) and the server cancels long statements itself; TCP
+ * query has a client-side deadline (postgres-pool.ts) and the server cancels long statements itself; TCP
  * keepalive finds idle connections to a vanished server; a connection that breaks or times out is closed,
  * never reused, so after a failover the pool fills with fresh connections by itself.
  */
@@ -94,7 +51,6 @@ function openPostgres(url: string, timeouts: PostgresTimeouts): Store {
     keepAlive: true,
     keepAliveInitialDelayMillis: timeouts.keepAliveDelayMs,
     // pg sends nothing for a timeout of 0, so the server's own setting (e.g. the role's) applies.
-    ...(timeouts.queryMs > 0 ? { query_timeout: timeouts.queryMs } : {}),
     ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
     ...(timeouts.idleInTransactionMs > 0
       ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
@@ -108,6 +64,7 @@ function openPostgres(url: string, timeouts: PostgresTimeouts): Store {
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
   });
+  const queries = new PostgresQueries(pool, timeouts.queryMs);
   // A connection found broken or silent is rarely alone (a failover, a proxy restart): probe every idle
   // one at once, so the dead ones are all found within one query timeout, not one request after another.
   let sweeping = false;
@@ -115,18 +72,14 @@ function openPostgres(url: string, timeouts: PostgresTimeouts): Store {
     if (sweeping || error === undefined || !mustDiscardConnection(error)) return;
     sweeping = true;
     const probes = Array.from({ length: pool.idleCount }, () =>
-      pool.query('select 1').catch(() => undefined),
+      queries.query({ text: 'select 1' }).catch(() => undefined),
     );
     void Promise.all(probes).finally(() => {
       sweeping = false;
     });
   });
-  const dialectPool: PostgresPool = {
-    connect: async () => new DiscardingClient(await pool.connect()),
-    end: () => pool.end(),
-  };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: dialectPool }) });
-  return new SqlStore({ kind: 'postgres', db, pool });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: queries.forKysely() }) });
+  return new SqlStore({ kind: 'postgres', db, pool: queries });
 }
 
 /** Opens the configured database (it is not migrated here: call `store.migrate()`). */
