@@ -23,6 +23,8 @@
  *                       BENCH_LOGIN_CONNECTIONS)
  *   BENCH_POSTGRES_URL  as for `npm run bench`
  *   BENCH_CPU_PROF      1 = both servers run with --cpu-prof; profiles go to dist/bench-profiles/ab-{A,B}.cpuprofile
+ *   BENCH_AB_OTHER_FIRST 1 = provision the other build's database first (both are provisioned before either
+ *                       server starts; run both orders to see that the order favours neither)
  * Writes bench/results/ab.md and prints it.
  */
 import { execFileSync } from 'node:child_process';
@@ -117,6 +119,8 @@ const settings = {
   loginConnections: Math.round(positive('BENCH_LOGIN_CONNECTIONS', 8)),
   tokens: Math.round(positive('BENCH_AB_TOKENS', 1_000)),
   postgresUrl: (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
+  /** Provisions the other build's database first (the default is this build's first). */
+  otherFirst: process.env.BENCH_AB_OTHER_FIRST === '1',
 };
 
 /** One build under comparison: its CLI, its database, its running server. */
@@ -168,18 +172,25 @@ async function newDatabase(): Promise<CampusDatabase> {
   return database;
 }
 
-async function startBuild(label: string, root: string, cli: string): Promise<Build> {
+/** A build's database, provisioned through its own CLI and filled with the live tokens; no server yet. */
+type Provision = Omit<Build, 'server'> & { readonly cli: string };
+
+async function provisionBuild(label: string, root: string, cli: string): Promise<Provision> {
   log(`${label}: ${commitOf(root)}: provisioning through its CLI`);
   const database = await newDatabase();
   const provisioned = await provision(database, settings.workloads.includes('login') ? LOGIN_USERS : 0, cli);
   const knownEvery = Math.max(1, Math.floor(settings.tokens / KNOWN_TOKENS));
   const tokens = await database.insertTokens(settings.tokens, knownEvery, grantee(provisioned));
-  const server = await startCampus(database, `ab-${label}`, {
+  return { label, commit: commitOf(root), database, provisioned, tokens, cli };
+}
+
+async function startBuild({ cli, ...build }: Provision): Promise<Build> {
+  const server = await startCampus(build.database, `ab-${build.label}`, {
     cli,
     ...(process.env.BENCH_CPU_PROF === '1' ? { cpuProfileDir: resolve('dist/bench-profiles') } : {}),
   });
   cleanups.push(() => server.stop());
-  return { label, commit: commitOf(root), database, provisioned, server, tokens };
+  return { ...build, server };
 }
 
 function grantee(provisioned: Provisioned): Grantee {
@@ -281,7 +292,8 @@ function report(current: Build, other: Build, comparisons: readonly Comparison[]
     `- other build (B): ${other.commit}`,
     `- ${settings.database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${settings.tokens.toLocaleString('en-US')}+ live tokens, ` +
       `${settings.connections} connections (sign-in ${settings.loginConnections}); ${settings.rounds} rounds of ${settings.warmupSeconds} s warm-up + ` +
-      `${settings.durationSeconds} s measured per build and workload, order alternating (A B, B A, …)`,
+      `${settings.durationSeconds} s measured per build and workload, order alternating (A B, B A, …); ` +
+      `databases provisioned ${settings.otherFirst ? 'B then A' : 'A then B'}, then both servers started`,
     `- ${availableParallelism()} CPUs, ${cpus()[0]?.model ?? '?'}; Node ${process.version}; ` +
       `${new Date().toISOString()}; load average ${loadavg()[0]?.toFixed(2) ?? '?'} at the end; ${seconds.toFixed(0)} s`,
     '',
@@ -318,8 +330,22 @@ function report(current: Build, other: Build, comparisons: readonly Comparison[]
 
 async function main(): Promise<void> {
   const began = Date.now();
-  const current = await startBuild('A', process.cwd(), CLI);
-  const other = await startBuild('B', otherRoot as string, otherCli);
+  // Both databases first, then both servers. Started before the other build was provisioned, a server sat
+  // idle through it (a minute at 1,000,000 tokens), and A/A runs of one build read −6.8% and +10.0% against
+  // whichever server that was.
+  const provisionCurrent = (): Promise<Provision> => provisionBuild('A', process.cwd(), CLI);
+  const provisionOther = (): Promise<Provision> => provisionBuild('B', otherRoot as string, otherCli);
+  let currentProvision: Provision;
+  let otherProvision: Provision;
+  if (settings.otherFirst) {
+    otherProvision = await provisionOther();
+    currentProvision = await provisionCurrent();
+  } else {
+    currentProvision = await provisionCurrent();
+    otherProvision = await provisionOther();
+  }
+  const current = await startBuild(currentProvision);
+  const other = await startBuild(otherProvision);
   const comparisons: Comparison[] = [];
   for (const workload of settings.workloads) {
     const comparison: Comparison = { workload, current: [], other: [] };
