@@ -29,47 +29,44 @@ export class QueryTimeout extends Error {
 type Release = (error?: Error) => void;
 
 /**
- * One query on a checked-out connection, failed with QueryTimeout after `timeoutMs` (0: no deadline). The
- * answer that comes after the deadline is dropped; `onSettled` learns the error that ended the query, if any.
+ * One query on a checked-out connection: `answered` gets its result, or `failed` its error, or QueryTimeout
+ * after `timeoutMs` (0: no deadline). The answer that comes after the deadline is dropped. Callbacks all the
+ * way: each caller wraps it in the one promise it returns.
  */
 function queryWithDeadline<R extends pg.QueryResultRow>(
   client: pg.PoolClient,
   config: pg.QueryConfig,
   timeoutMs: number,
-  onSettled: (error: Error | undefined) => void,
-): Promise<pg.QueryResult<R>> {
-  return new Promise((resolve, reject) => {
-    let late = false;
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => {
-            late = true;
-            const error = new QueryTimeout(timeoutMs);
-            onSettled(error);
-            reject(error);
-          }, timeoutMs)
-        : undefined;
-    client.query<R>(config, (error, result) => {
-      if (late) return;
-      clearTimeout(timer);
-      onSettled(error ?? undefined);
-      if (error) reject(error);
-      else resolve(result);
-    });
+  answered: (result: pg.QueryResult<R>) => void,
+  failed: (error: Error) => void,
+): void {
+  let late = false;
+  const timer =
+    timeoutMs > 0
+      ? setTimeout(() => {
+          late = true;
+          failed(new QueryTimeout(timeoutMs));
+        }, timeoutMs)
+      : undefined;
+  client.query<R>(config, (error, result) => {
+    if (late) return;
+    clearTimeout(timer);
+    if (error) failed(error);
+    else answered(result);
   });
 }
 
 /** The error to release a connection with: only one that means the connection can no longer be trusted. */
-const discardingError = (error: Error | undefined): Error | undefined =>
-  error !== undefined && mustDiscardConnection(error) ? error : undefined;
+const discardingError = (error: Error): Error | undefined =>
+  mustDiscardConnection(error) ? error : undefined;
 
 export class PostgresQueries {
   /**
    * @param timeoutMs the client-side deadline of every query (0: none, the server's own settings apply).
    */
   constructor(
-    readonly pool: pg.Pool,
-    readonly timeoutMs: number,
+    private readonly pool: pg.Pool,
+    private readonly timeoutMs: number,
   ) {}
 
   /** One statement on a connection of its own, which goes back to the pool when it answers. */
@@ -80,9 +77,18 @@ export class PostgresQueries {
           reject(connectError ?? new Error('the pool gave no connection'));
           return;
         }
-        queryWithDeadline<R>(client, config, this.timeoutMs, (error) => release(discardingError(error))).then(
-          resolve,
-          reject,
+        queryWithDeadline<R>(
+          client,
+          config,
+          this.timeoutMs,
+          (result) => {
+            release();
+            resolve(result);
+          },
+          (error) => {
+            release(discardingError(error));
+            reject(error);
+          },
         );
       });
     });
@@ -118,9 +124,18 @@ class DiscardingClient implements PostgresPoolClient {
     // queue behind the query that never answered.
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const config = { text: sqlOrCursor, values: [...parameters] };
-    return queryWithDeadline(this.client, config, this.timeoutMs, (error) => {
-      this.failure ??= discardingError(error);
-    }) as unknown as Promise<PostgresQueryResult<R>>;
+    return new Promise((resolve, reject) => {
+      queryWithDeadline(
+        this.client,
+        config,
+        this.timeoutMs,
+        (result) => resolve(result as unknown as PostgresQueryResult<R>),
+        (error) => {
+          this.failure ??= discardingError(error);
+          reject(error);
+        },
+      );
+    });
   }
 
   /**
