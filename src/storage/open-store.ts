@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { SqliteDatabase } from './sqlite-driver.js';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from '../config/config.js';
 import { mustDiscardConnection } from './database-errors.js';
@@ -18,6 +18,22 @@ import type { Store } from './store.js';
  */
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
+/**
+ * Kysely's SQLite dialect, but its migrator runs the pending migrations in one transaction, as on PostgreSQL:
+ * SQLite's DDL is transactional, Kysely's adapter just does not claim it. A migration that fails, or a
+ * process killed mid-upgrade, then leaves the database as it was, never half-migrated
+ * (docs/architecture.md#migrations). The flag means nothing else to Kysely.
+ */
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
+  }
+}
+
 function openSqlite(file: string): Store {
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
@@ -32,7 +48,9 @@ function openSqlite(file: string): Store {
   database.pragma('wal_autocheckpoint = 0');
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new SqliteCheckpointer(database);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const db = new Kysely<Database>({
+    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(database) }),
+  });
   return new SqlStore({ kind: 'sqlite', db, database }, () => checkpointer.close());
 }
 

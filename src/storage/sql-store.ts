@@ -24,6 +24,8 @@ import { Users } from './users.js';
 import { WebAuthnChallenges } from './webauthn-challenges.js';
 
 const DAY_MS = 24 * 3600 * 1000;
+/** How long an instance retries while another one migrates the same database (sql-store.ts migrate()). */
+const MIGRATION_WAIT_MS = 60_000;
 
 export class SqlStore implements Store {
   readonly kind: Connection['kind'];
@@ -78,27 +80,31 @@ export class SqlStore implements Store {
     const migrator = new Migrator({
       db,
       provider: migrationProvider,
+      // The migrations landed out of name order, so a database may have run a later name before an earlier
+      // one; each migration is order-independent and the pending ones run by name (docs/architecture.md#migrations).
+      allowUnorderedMigrations: true,
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
     });
+    const giveUpAt = Date.now() + MIGRATION_WAIT_MS;
     for (let attempt = 1; ; attempt++) {
       const { error, results } = await migrator.migrateToLatest();
       if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-      if (!this.isPassingMigrationConflict(error) || attempt >= 5) {
+      if (!this.isPassingMigrationConflict(error) || Date.now() >= giveUpAt) {
         throw error instanceof Error ? error : new Error(String(error));
       }
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 500)));
     }
   }
 
   /**
-   * Conflicts that a second attempt resolves. SQLite has no migration lock across processes (two `campus-sso`
-   * commands may start together on a new file), but each migration is one transaction, so the loser rolls
-   * back whole and, on a second look, finds the work done. On PostgreSQL the Migrator lists the tables of
+   * Conflicts that a later attempt resolves. SQLite has no migration lock across processes (two `campus-sso`
+   * commands may start together on a file), but the pending migrations run in one transaction
+   * (open-store.ts): the loser's first write is refused as busy while the winner migrates, it rolls back whole
+   * and, once the winner has committed, finds the work done. On PostgreSQL the Migrator lists the tables of
    * every schema, which fails (3F000) if another schema is dropped meanwhile.
    */
   private isPassingMigrationConflict(error: unknown): boolean {
-    if (this.kind === 'sqlite')
-      return /already exists|duplicate column|database is locked|SQLITE_BUSY/i.test(String(error));
+    if (this.kind === 'sqlite') return /database is locked|SQLITE_BUSY/i.test(String(error));
     return (error as { code?: string }).code === '3F000';
   }
 

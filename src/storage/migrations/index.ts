@@ -8,7 +8,11 @@ import { sessionsLogout } from './0003-sessions-logout.js';
 import { appLauncher } from './0006-app-launcher.js';
 import { sharedPendingSignIns } from './0007-shared-pending-sign-ins.js';
 
-/** Every migration, in order, compiled into the program (no files read at run time). */
+/**
+ * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
+ * runs the pending ones by name whatever ran before, so each is order-independent and a landed one is never
+ * renamed or edited (docs/architecture.md#migrations).
+ */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-security-events': securityEvents,
