@@ -81,7 +81,8 @@ export class SqlStore implements Store {
       db,
       provider: migrationProvider,
       // The migrations landed out of name order, so a database may have run a later name before an earlier
-      // one; each migration is order-independent and the pending ones run by name (docs/architecture.md#migrations).
+      // one; each migration is order-independent, and the pending ones run by name
+      // (docs/architecture.md#migrations).
       allowUnorderedMigrations: true,
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
     });
