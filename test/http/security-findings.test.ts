@@ -150,7 +150,12 @@ describeOnDatabases(
         clock.advance(5 * MINUTE + 1_000);
 
         await expectEnvelope(await addPasskey(browser, new SoftAuthenticator(server.baseUrl)), 403, 4);
-        await expectEnvelope(await browser.call('POST', '/v1/account/totp/setup', {}), 403, 4);
+        const refused = await expectEnvelope(
+          await browser.call('POST', '/v1/account/totp/setup', {}),
+          403,
+          4,
+        );
+        expect(refused.msg).toMatch(/password again/);
         await expectEnvelope(
           await browser.call('DELETE', `/v1/account/passkeys/${added.data.passkey.id}`),
           403,
