@@ -6,7 +6,8 @@ import { LoginThrottle } from './domain/login-throttle.js';
 import { PasskeyService } from './domain/passkeys.js';
 import { PendingSignInService } from './domain/pending-sign-ins.js';
 import { SecondFactorService } from './domain/second-factors.js';
-import { type SecretBox, loadSecretBox } from './domain/secret-box.js';
+import { RECOVERY_CODES_KEY_INFO } from './domain/recovery-codes.js';
+import { type SecretBox, loadDerivedKey, loadSecretBox } from './domain/secret-box.js';
 import { TotpService } from './domain/totp.js';
 import { ResetCodeService } from './domain/reset-codes.js';
 import { SessionService } from './domain/sessions.js';
@@ -59,7 +60,12 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     }),
     loginThrottle: new LoginThrottle(store, clock),
     secretBox,
-    secondFactors: new SecondFactorService(store, clock, config.mfaRequiredGroups),
+    secondFactors: new SecondFactorService(
+      store,
+      clock,
+      config.mfaRequiredGroups,
+      once(() => loadDerivedKey(config.secretKey, RECOVERY_CODES_KEY_INFO)),
+    ),
     totp: new TotpService(store, clock, secretBox, new URL(config.baseUrl).host),
     passkeys: new PasskeyService(store, clock, config.baseUrl),
     pendingSignIns: new PendingSignInService(store, clock),

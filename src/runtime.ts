@@ -30,7 +30,8 @@ const DRAIN_REAP_INTERVAL_MS = 100;
  * fixed default. Several instances starting together race harmlessly: only one insert succeeds.
  */
 async function ensureFirstAdmin(ctx: AppContext, app: FastifyInstance): Promise<void> {
-  if ((await ctx.store.users.countAdmins()) > 0) return;
+  // An expired admin is no admin (docs/interface.md#admin-api): with none left, the next start makes one.
+  if ((await ctx.store.users.countAdmins(ctx.clock.now())) > 0) return;
   let uin = FIRST_ADMIN_UIN;
   while (await ctx.store.users.find(uin)) uin++;
   const password = randomToken(15);

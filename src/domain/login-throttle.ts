@@ -42,7 +42,12 @@ export interface Attempt {
   readonly client: ThrottleState;
   /** The check gates this attempt holds, released when it settles. */
   readonly gates: readonly string[];
+  /** For an attempt refused during a lock: the locked counter and when its lock ends (epoch ms). */
+  readonly lock?: { readonly key: string; readonly until: number };
 }
+
+/** Refusals that no standing lock explains (a burst's surplus, a busy check gate) are recorded once per this. */
+const TRANSIENT_REFUSAL_MS = 30_000;
 
 const NO_STATE: ThrottleState = { failures: 0, windowStart: 0, lockedUntil: 0 };
 
@@ -74,9 +79,9 @@ export class LoginThrottle {
   /** Counts an attempt; answers it with `retryAfter` > 0 when it must be refused without checking. */
   async begin(uin: number, address: string): Promise<Attempt> {
     const now = this.clock.now();
-    const locked = await this.lockedFor(uin, address, now);
+    const lock = await this.standingLock(uin, address, now);
     // Refused during a lock without counting: hammering a locked account does not lengthen its owner's wait.
-    if (locked > 0) return refused(uin, address, locked);
+    if (lock) return { ...refused(uin, address, secondsUntil(lock.until, now)), lock };
     const [account, client] = await Promise.all([
       this.store.throttles.hit(accountKey(uin), now, now - ACCOUNT.windowMs),
       this.store.throttles.hit(addressKey(address), now, now - ADDRESS.windowMs),
@@ -117,13 +122,28 @@ export class LoginThrottle {
 
   /**
    * The password was right but a second factor is still awaited: the attempt is taken back, and the account's
-   * earlier failures stay, so wrong second-factor codes keep counting across new password attempts.
+   * earlier failures stay, so wrong second-factor codes keep counting across new password attempts. The check
+   * gate opens, so the second factor's own attempt does not wait for the gate to lapse (docs/security.md).
    */
   async passwordAccepted(attempt: Attempt): Promise<void> {
     await Promise.all([
       this.store.throttles.refund(accountKey(attempt.uin)),
       this.store.throttles.refund(addressKey(attempt.address)),
     ]);
+    await this.releaseGates(attempt);
+  }
+
+  /**
+   * Whether a refused attempt is the first of its lock (docs/security.md): refusals are audited once per lock,
+   * not once per request, so hammering a locked account neither floods the audit trail nor fills its owner's
+   * recent sign-ins. Refusals without a standing lock are recorded once per 30 s per account.
+   */
+  async firstRefusal(attempt: Attempt): Promise<boolean> {
+    const now = this.clock.now();
+    const state = attempt.lock
+      ? await this.store.throttles.hit(`${attempt.lock.key}:refused@${attempt.lock.until}`, now, now - DAY_MS)
+      : await this.store.throttles.hit(`${accountKey(attempt.uin)}:refused`, now, now - TRANSIENT_REFUSAL_MS);
+    return state.failures === 1;
   }
 
   /** The password was wrong: the counted attempt stays, and locks when it reached the limit. */
@@ -135,7 +155,9 @@ export class LoginThrottle {
 
   /** Seconds until a sign-in may be tried again (0: now), without counting an attempt. */
   async retryAfter(uin: number, address: string): Promise<number> {
-    return this.lockedFor(uin, address, this.clock.now());
+    const now = this.clock.now();
+    const lock = await this.standingLock(uin, address, now);
+    return lock ? secondsUntil(lock.until, now) : 0;
   }
 
   /** Takes a check gate: the attempt whose count on it is 1 holds it until it settles. */
@@ -148,13 +170,23 @@ export class LoginThrottle {
     await Promise.all(attempt.gates.map((gate) => this.store.throttles.delete(gate)));
   }
 
-  private async lockedFor(uin: number, address: string, now: number): Promise<number> {
+  /** The lock that refuses this account or address at `now` (the later-ending one), if any. */
+  private async standingLock(
+    uin: number,
+    address: string,
+    now: number,
+  ): Promise<{ key: string; until: number } | undefined> {
     const [account, client] = await Promise.all([
       this.store.throttles.get(accountKey(uin)),
       this.store.throttles.get(addressKey(address)),
     ]);
-    const until = Math.max(account?.lockedUntil ?? 0, client?.lockedUntil ?? 0);
-    return until > now ? Math.ceil((until - now) / 1000) : 0;
+    const accountUntil = account?.lockedUntil ?? 0;
+    const clientUntil = client?.lockedUntil ?? 0;
+    const lock =
+      accountUntil >= clientUntil
+        ? { key: accountKey(uin), until: accountUntil }
+        : { key: addressKey(address), until: clientUntil };
+    return lock.until > now ? lock : undefined;
   }
 
   private async applyLocks(
@@ -172,6 +204,10 @@ export class LoginThrottle {
     ]);
   }
 }
+
+const DAY_MS = 24 * 3600_000;
+
+const secondsUntil = (until: number, now: number): number => Math.ceil((until - now) / 1000);
 
 function refused(uin: number, address: string, retryAfter: number): Attempt {
   return { uin, address, retryAfter, account: NO_STATE, client: NO_STATE, gates: [] };

@@ -28,6 +28,15 @@ function webauthn(): Promise<typeof SimpleWebAuthn> {
 const CHALLENGE_TTL_MS = 5 * 60_000;
 
 /**
+ * `POST /v1/account/passkey-login/options` needs no sign-in and stores a challenge (docs/security.md): at most
+ * this many calls per client address a minute (a school behind one NAT address included) …
+ */
+export const PASSWORDLESS_OPTIONS_PER_MINUTE = 120;
+/** … and at most this many unexpired passwordless challenges stored at once. */
+export const MAX_PASSWORDLESS_CHALLENGES = 10_000;
+const MINUTE_MS = 60_000;
+
+/**
  * The public-key algorithms offered and accepted at registration (COSE ids, IANA "COSE Algorithms"): EdDSA
  * (-8), ES256 (-7) and RS256 (-257), the same on every Node version. Left to itself the library puts
  * ML-DSA-44 first where WebCrypto has it (Node 24): authenticators that take it then sign with 2.4 KB
@@ -164,6 +173,20 @@ export class PasskeyService {
     ).generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'required' });
     await this.remember(options.challenge, 'passwordless', null);
     return options;
+  }
+
+  /**
+   * Seconds before `address` may ask for passwordless options again (0: now). Counts the call; refuses beyond
+   * the per-address budget, and while the stored challenges are at their bound.
+   */
+  async passwordlessOptionsRetryAfter(address: string): Promise<number> {
+    const now = this.clock.now();
+    const calls = await this.store.throttles.hit(`passkey-options:ip:${address}`, now, now - MINUTE_MS);
+    if (calls.failures > PASSWORDLESS_OPTIONS_PER_MINUTE) {
+      return Math.max(1, Math.ceil((calls.windowStart + MINUTE_MS - now) / 1000));
+    }
+    const stored = await this.store.webAuthnChallenges.countLive('passwordless', now);
+    return stored >= MAX_PASSWORDLESS_CHALLENGES ? Math.ceil(MINUTE_MS / 1000) : 0;
   }
 
   /**

@@ -5,17 +5,49 @@
  */
 import type { Clock } from '../clock.js';
 import type { Store, UserRecord } from '../storage/store.js';
-import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
+import { legacyRecoveryCodeHash, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 
 import type { SecondFactorKind } from '../shared/views.js';
 
 export type { SecondFactorKind };
 
+/** What a password reset removed (docs/security.md#second-factors). */
+export interface RemovedFactors {
+  readonly totp: boolean;
+  readonly passkeys: readonly string[];
+}
+
+/**
+ * A password reset (by an admin or with a reset code) follows a compromise: the passkeys and authenticator
+ * app added since the user last signed in with the password and a second factor go, since whoever held a
+ * stolen session could have added them (docs/security.md#second-factors). Without any such sign-in, every
+ * factor goes. With no factor left, the recovery codes are void.
+ */
+export async function removeFactorsAddedSinceLastSignIn(store: Store, uin: number): Promise<RemovedFactors> {
+  const since = (await store.secondFactors.findSecondFactorSignIn(uin)) ?? -1;
+  const removed = await store.secondFactors.deleteFactorsAddedAfter(uin, since);
+  if (removed.totp || removed.passkeys.length > 0) {
+    const [totp, passkeys] = await Promise.all([
+      store.secondFactors.findTotp(uin),
+      store.secondFactors.listPasskeys(uin),
+    ]);
+    if (totp?.confirmedAt == null && passkeys.length === 0) {
+      await store.secondFactors.replaceRecoveryCodes(uin, [], 0);
+    }
+  }
+  return removed;
+}
+
 export class SecondFactorService {
+  /**
+   * `recoveryCodeKey`: the HMAC key of the recovery codes, derived from the key-encryption key on first use
+   * (src/domain/recovery-codes.ts).
+   */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly requiredGroups: readonly string[],
+    private readonly recoveryCodeKey: () => Promise<Buffer>,
   ) {}
 
   /** The factors the user can sign in with (empty: a password suffices). */
@@ -46,7 +78,9 @@ export class SecondFactorService {
   /** A fresh set of recovery codes, replacing any earlier set; the plaintext is answered once, never stored. */
   async regenerateRecoveryCodes(uin: number): Promise<string[]> {
     const codes = newRecoveryCodes();
-    await this.store.secondFactors.replaceRecoveryCodes(uin, codes.map(recoveryCodeHash), this.clock.now());
+    const key = await this.recoveryCodeKey();
+    const hashes = codes.map((code) => recoveryCodeHash(key, code));
+    await this.store.secondFactors.replaceRecoveryCodes(uin, hashes, this.clock.now());
     return codes;
   }
 
@@ -63,7 +97,16 @@ export class SecondFactorService {
   /** Uses a recovery code (single use); false when it is wrong or used. */
   async useRecoveryCode(uin: number, code: string): Promise<boolean> {
     if (code.length > 64) return false;
-    return this.store.secondFactors.useRecoveryCode(uin, recoveryCodeHash(code), this.clock.now());
+    const hashes = [recoveryCodeHash(await this.recoveryCodeKey(), code), legacyRecoveryCodeHash(code)];
+    return this.store.secondFactors.useRecoveryCode(uin, hashes, this.clock.now());
+  }
+
+  /**
+   * The user signed in with the password and a second factor: the factors they have now are theirs
+   * (`removeFactorsAddedSinceLastSignIn`).
+   */
+  async recordSecondFactorSignIn(uin: number): Promise<void> {
+    await this.store.secondFactors.recordSecondFactorSignIn(uin, this.clock.now());
   }
 
   /** An admin removes every factor of a user (lost phone and codes). */

@@ -107,3 +107,11 @@ async function loadSecret(source: SecretKeySource): Promise<string> {
 export async function loadSecretBox(source: SecretKeySource, info = TOTP_SECRETS_INFO): Promise<SecretBox> {
   return new SecretBox(deriveKey(await loadSecret(source), info));
 }
+
+/**
+ * A 256-bit key HKDF derives from the key-encryption key with `info`, for a keyed digest rather than a box (the
+ * recovery codes' HMAC, src/domain/recovery-codes.ts).
+ */
+export async function loadDerivedKey(source: SecretKeySource, info: string): Promise<Buffer> {
+  return deriveKey(await loadSecret(source), info);
+}

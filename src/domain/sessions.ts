@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { SessionView } from '../shared/views.js';
 import type { SessionRecord, Store, UserRecord } from '../storage/store.js';
-import { AMR } from './amr.js';
+import { AMR, withSecondFactor } from './amr.js';
 import { randomToken, sha256Hex } from './crypto.js';
 import { isActiveUser } from './users.js';
 
@@ -100,6 +100,15 @@ export class SessionService {
       await this.store.sessions.touch(session.idHash, now, now + this.idleMs(session.shared));
     }
     return { session, user };
+  }
+
+  /**
+   * The session has just proven a second factor by enrolling the account's first one (docs/security.md#second-factors):
+   * it now counts as signed in with the password and that factor (`method`, RFC 8176).
+   */
+  async provedSecondFactor(session: SessionRecord, method: string): Promise<void> {
+    if (session.amr.includes(AMR.multiFactor)) return;
+    await this.store.sessions.setAmr(session.idHash, withSecondFactor(method));
   }
 
   /** The user's live sessions, newest first. */

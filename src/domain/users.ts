@@ -3,6 +3,7 @@ import type { AdminUserView, UserView } from '../shared/views.js';
 import type { UserGroup } from '../shared/users.js';
 import type { NewUserRecord, SessionRecord, Store, UserRecord, UserUpdate } from '../storage/store.js';
 import { hashPassword, needsRehash, verifySignIn } from './passwords.js';
+import { removeFactorsAddedSinceLastSignIn } from './second-factors.js';
 
 // The uin rule is shared with the pages.
 export { isValidUin } from '../shared/users.js';
@@ -68,14 +69,24 @@ export type AdminChangeOutcome =
   | { readonly outcome: 'last-admin-raced' };
 
 /**
- * Whether the change takes an enabled admin out of the enabled admins (demotes or disables them, or makes
- * their account expire).
+ * Whether the user is an admin the service can count on: enabled, and with an account that never expires. An
+ * admin whose account expires (or has expired) would leave the service without one once the date passes.
  */
-export function removesAnAdmin(user: UserRecord, changes: UserChanges, now = Date.now()): boolean {
-  if (user.userGroup !== 'admin' || user.disabled) return false;
-  const demoted = changes.userGroup !== undefined && changes.userGroup !== 'admin';
-  const expired = changes.expiresAt !== undefined && changes.expiresAt !== null && changes.expiresAt <= now;
-  return demoted || changes.disabled === true || expired;
+function isLastingAdmin(user: Pick<UserRecord, 'userGroup' | 'disabled' | 'expiresAt'>): boolean {
+  return user.userGroup === 'admin' && !user.disabled && user.expiresAt === null;
+}
+
+/**
+ * Whether the change takes an admin out of the lasting admins (docs/interface.md#admin-api): it demotes or
+ * disables them, or gives their account an end date, past or future.
+ */
+export function removesAnAdmin(user: UserRecord, changes: UserChanges): boolean {
+  if (!isLastingAdmin(user)) return false;
+  return !isLastingAdmin({
+    userGroup: changes.userGroup ?? user.userGroup,
+    disabled: changes.disabled ?? user.disabled,
+    expiresAt: changes.expiresAt === undefined ? user.expiresAt : changes.expiresAt,
+  });
 }
 
 /**
@@ -168,11 +179,13 @@ export class UserService {
 
   /**
    * A password reset by the user with an admin's reset code: the password is their own choice, and whoever
-   * held the old one loses everything it gave them (`endAccess`).
+   * held the old one loses everything it gave them (`endAccess`), with the second factors added since the
+   * last sign-in with one (docs/security.md#second-factors).
    */
   async resetPassword(uin: number, password: string): Promise<boolean> {
     const passwordHash = await hashPassword(password);
     if (!(await this.store.users.update(uin, { passwordHash, mustChangePassword: false }))) return false;
+    await removeFactorsAddedSinceLastSignIn(this.store, uin);
     await this.endAccess(uin);
     return true;
   }
@@ -217,8 +230,12 @@ export class UserService {
     const user = await this.store.users.find(uin);
     if (!user) return { outcome: 'not-found' };
     const now = this.clock.now();
-    const removesAdmin = removesAnAdmin(user, changes, now);
-    if (removesAdmin && (await this.store.users.countAdmins()) <= 1) return { outcome: 'last-admin' };
+    // The service always keeps an enabled admin whose account never expires: an expired admin is none, and
+    // one that expires tomorrow is none tomorrow.
+    const lasting = { lasting: true } as const;
+    const removesAdmin = removesAnAdmin(user, changes);
+    if (removesAdmin && (await this.store.users.countAdmins(now, lasting)) <= 1)
+      return { outcome: 'last-admin' };
 
     const { userGroup, disabled, password, name, email, groups, expiresAt } = changes;
     const update: UserUpdate = {
@@ -234,7 +251,7 @@ export class UserService {
     // writing and put this change back if it left no enabled admin. The store has no transaction to hold
     // both, so the check runs before anything else is done (sign-outs, the password), and a refused change
     // leaves nothing behind.
-    if (removesAdmin && (await this.store.users.countAdmins()) === 0) {
+    if (removesAdmin && (await this.store.users.countAdmins(now, lasting)) === 0) {
       await this.store.users.update(uin, {
         userGroup: user.userGroup,
         disabled: user.disabled,
@@ -248,6 +265,8 @@ export class UserService {
     if (password !== undefined) {
       const passwordHash = await hashPassword(password);
       await this.store.users.update(uin, { passwordHash, mustChangePassword: uin !== adminSession.uin });
+      // docs/security.md#second-factors: what a stolen session may have added goes with the old password.
+      if (uin !== adminSession.uin) await removeFactorsAddedSinceLastSignIn(this.store, uin);
     }
     // A reset usually follows a compromise: whoever held the old password loses what it gave them — except
     // the admin making this call, when they reset their own.

@@ -29,6 +29,13 @@ export const passwordChangeRequired = (): ApiError =>
     EnvelopeCode.PasswordChangeRequired,
     'your password was set by someone else: change it first (POST /v1/account/password)',
   );
+/** docs/interface.md#second-factor: adding or removing a factor needs the password typed again. */
+export const passwordAgainRequired = (): ApiError =>
+  new ApiError(
+    403,
+    EnvelopeCode.Forbidden,
+    'type your password again: changing a second factor needs it, or a sign-in under 5 minutes old',
+  );
 export const secondFactorRequired = (msg: string): ApiError =>
   new ApiError(403, EnvelopeCode.SecondFactorRequired, msg);
 export const notFound = (msg: string): ApiError => new ApiError(404, EnvelopeCode.NotFound, msg);

@@ -6,9 +6,18 @@
  * 24 hours. It runs on an unref'd timer and is woken when a sign-out queues rows, never inside the sign-out's
  * request: a slow or dead app never delays anybody's sign-out page.
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import type { LogoutDelivery, LogoutDeliveryOutcome } from '../storage/store.js';
+import {
+  ForbiddenDestinationError,
+  guardedLookup,
+  isAllowedDestination,
+  isLoopbackUrl,
+} from './delivery-address.js';
 import { signLogoutToken } from './logout-token.js';
 
 export interface DeliverySchedule {
@@ -42,7 +51,8 @@ export const DEFAULT_SCHEDULE: DeliverySchedule = {
 function failureReason(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
     return 'timeout';
-  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  if (error instanceof ForbiddenDestinationError) return error.code;
+  const code = (error as { cause?: { code?: unknown } }).cause?.code ?? (error as { code?: unknown }).code;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (typeof code === 'string') return code;
   return 'network error';
@@ -150,18 +160,15 @@ export class LogoutDeliveryWorker {
         issuedAt: ctx.clock.now(),
       });
       // Back-Channel Logout 1.0 §2.5: an HTTP POST of `logout_token` as a form; redirects are not followed.
-      const response = await fetch(app.backchannelLogoutUri, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'cache-control': 'no-store' },
-        body: new URLSearchParams({ logout_token: logoutToken }).toString(),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.schedule.timeoutMs),
-      });
-      await response.body?.cancel();
+      const status = await postForm(
+        app.backchannelLogoutUri,
+        new URLSearchParams({ logout_token: logoutToken }).toString(),
+        this.schedule.timeoutMs,
+        isLoopbackUrl(ctx.config.baseUrl),
+      );
       // §2.8: "If the logout succeeded, the RP MUST respond with HTTP 200 OK" (any 2xx is taken as success).
-      if (response.status >= 200 && response.status < 300)
-        return { status: 'delivered', result: 'delivered' };
-      result = `HTTP ${response.status}`;
+      if (status >= 200 && status < 300) return { status: 'delivered', result: 'delivered' };
+      result = `HTTP ${status}`;
     } catch (error) {
       result = failureReason(error);
     }
@@ -176,4 +183,39 @@ export class LogoutDeliveryWorker {
     if (nextAttemptAt - firstAttemptAt > giveUpAfterMs) return { status: 'failed', result };
     return { status: 'pending', result, nextAttemptAt };
   }
+}
+
+/**
+ * POSTs a form to `uri` and answers the HTTP status, the body unread. Only to an allowed address
+ * (src/oauth/delivery-address.ts): a literal IP is checked here, a name on every address it resolves to, by the
+ * lookup the socket connects with.
+ */
+function postForm(uri: string, body: string, timeoutMs: number, allowLoopback: boolean): Promise<number> {
+  const url = new URL(uri);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && !isAllowedDestination(host, allowLoopback)) {
+    return Promise.reject(new ForbiddenDestinationError(host));
+  }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'cache-control': 'no-store',
+          'content-length': Buffer.byteLength(body),
+        },
+        lookup: guardedLookup(allowLoopback),
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }

@@ -19,6 +19,8 @@ export class DatabaseFileError extends Error {
 }
 
 const SIDE_FILES = ['-wal', '-shm', '-journal'];
+/** Database files and backups are readable by their owner only. */
+const OWNER_ONLY = 0o600;
 
 function errorCode(error: unknown): string {
   return String((error as { code?: unknown }).code ?? '');
@@ -111,6 +113,9 @@ function syncFile(file: string): void {
 /** Copies `source` into the new file `target` as of one commit, and checks the copy. */
 function vacuumInto(source: BetterSqlite3.Database, target: string): void {
   rmSync(target, { force: true });
+  // Created owner-only (docs/operations.md): the copy holds every password hash. VACUUM INTO fills an empty
+  // file and keeps its mode.
+  closeSync(openSync(target, 'wx', OWNER_ONLY));
   source.prepare('vacuum into ?').run(target);
   syncFile(target);
   const problems = integrityProblems(target, 'integrity_check');

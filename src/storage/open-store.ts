@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { SqliteDatabase } from './sqlite-driver.js';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect } from 'kysely';
@@ -37,6 +37,9 @@ class TransactionalDdlSqliteDialect extends SqliteDialect {
 function openSqlite(file: string): Store {
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
+  // A new database file is created owner-only (docs/operations.md): it holds every password hash. SQLite
+  // gives the -wal and -shm files it creates beside it the database file's mode.
+  closeSync(openSync(path, 'a', 0o600));
   const database = new SqliteDatabase(path);
   // WAL lets readers run beside the writer; NORMAL sync is durable across process crashes in WAL mode.
   database.pragma('journal_mode = WAL');

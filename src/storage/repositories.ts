@@ -26,6 +26,7 @@ import type {
   UserRecord,
   UserUpdate,
   WebAuthnChallengeRecord,
+  WebAuthnPurpose,
 } from './records.js';
 
 export interface ResetCodeRepository {
@@ -50,7 +51,11 @@ export interface UserRepository {
   insert(user: NewUserRecord): Promise<boolean>;
   update(uin: number, changes: UserUpdate): Promise<boolean>;
   list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
-  countAdmins(): Promise<number>;
+  /**
+   * The enabled admins whose account has not expired at `now` (whatever their expiry without `now`); with
+   * `lasting`, only those whose account never expires (docs/interface.md#admin-api: the service keeps one).
+   */
+  countAdmins(now?: number, options?: { readonly lasting?: boolean }): Promise<number>;
   /**
    * Sets `lastSignInAt`. Apart from `update`, so that it is not flushed to disk like an account change
    * (writeDurably in src/storage/connection.ts): a lost sign-in time costs nothing.
@@ -107,6 +112,8 @@ export interface SessionRepository {
   touch(idHash: string, now: number, idleExpiresAt: number): Promise<void>;
   /** The user's live sessions, newest first. */
   listForUser(uin: number, now: number): Promise<SessionRecord[]>;
+  /** Records how the session has proven who the user is (RFC 8176 `amr`). */
+  setAmr(idHash: string, amr: readonly string[]): Promise<void>;
   /** Ends one session; answers whether it existed. */
   delete(idHash: string): Promise<boolean>;
   /** Ends the user's session with this public id; answers whether it existed. */
@@ -262,17 +269,30 @@ export interface SecondFactorRepository {
   deletePasskey(uin: number, id: string): Promise<boolean>;
   /** Replaces every recovery code of the user by these (SHA-256 hex) in one transaction. */
   replaceRecoveryCodes(uin: number, codeHashes: readonly string[], now: number): Promise<void>;
-  /** Atomically uses an unused recovery code; answers false when it is unknown or used. */
-  useRecoveryCode(uin: number, codeHash: string, now: number): Promise<boolean>;
+  /**
+   * Atomically uses an unused recovery code stored under any of `codeHashes` (its current and legacy stored
+   * forms); answers false when it is unknown or used.
+   */
+  useRecoveryCode(uin: number, codeHashes: readonly string[], now: number): Promise<boolean>;
   countUnusedRecoveryCodes(uin: number): Promise<number>;
   /** Removes every second factor of the user (TOTP, passkeys, recovery codes). */
   deleteAll(uin: number): Promise<void>;
+  /** When the user last signed in with the password and a second factor (epoch ms), if ever. */
+  findSecondFactorSignIn(uin: number): Promise<number | undefined>;
+  recordSecondFactorSignIn(uin: number, at: number): Promise<void>;
+  /**
+   * Removes the passkeys and the TOTP app added after `after` (epoch ms; -1 for all), in one transaction;
+   * answers what went.
+   */
+  deleteFactorsAddedAfter(uin: number, after: number): Promise<{ totp: boolean; passkeys: string[] }>;
 }
 
 export interface WebAuthnChallengeRepository {
   insert(challenge: WebAuthnChallengeRecord): Promise<void>;
   /** Deletes and answers the challenge (single use), whether or not it has expired. */
   take(challengeHash: string): Promise<WebAuthnChallengeRecord | undefined>;
+  /** How many challenges for `purpose` are stored and unexpired at `now`. */
+  countLive(purpose: WebAuthnPurpose, now: number): Promise<number>;
   purgeExpired(now: number): Promise<number>;
 }
 

@@ -214,6 +214,12 @@ export interface LogoutDeliveriesTable {
   last_result: string | null;
 }
 
+/** When a user last signed in with the password and a second factor (docs/security.md#second-factors). */
+export interface SecondFactorSignInsTable {
+  uin: number;
+  signed_in_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -233,4 +239,5 @@ export interface Database {
   audit_events: AuditEventsTable;
   session_apps: SessionAppsTable;
   logout_deliveries: LogoutDeliveriesTable;
+  second_factor_sign_ins: SecondFactorSignInsTable;
 }

@@ -1,5 +1,5 @@
 /**
- * The second-factor tables: totp_credentials, passkeys and recovery_codes; their queries and row mappers
+ * The second-factor tables: totp_credentials, passkeys, recovery_codes and second_factor_sign_ins; their queries and row mappers
  * (docs/architecture.md#storage). None is on a benchmarked path, so all go through Kysely.
  */
 import { type Selectable, sql } from 'kysely';
@@ -131,12 +131,14 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
     });
   }
 
-  async useRecoveryCode(uin: number, codeHash: string, now: number): Promise<boolean> {
+  async useRecoveryCode(uin: number, codeHashes: readonly string[], now: number): Promise<boolean> {
+    if (codeHashes.length === 0) return false;
+    // One statement over every stored form of the code, so it is used at most once whichever form matches.
     const query = this.db
       .updateTable('recovery_codes')
       .set({ used_at: now })
       .where('uin', '=', uin)
-      .where('code_hash', '=', codeHash)
+      .where('code_hash', 'in', [...codeHashes])
       .where('used_at', 'is', null);
     return changed(await query.executeTakeFirst());
   }
@@ -149,6 +151,42 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
       .where('used_at', 'is', null)
       .executeTakeFirstOrThrow();
     return Number(row.count);
+  }
+
+  async findSecondFactorSignIn(uin: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('second_factor_sign_ins')
+      .select('signed_in_at')
+      .where('uin', '=', uin)
+      .executeTakeFirst();
+    return row && Number(row.signed_in_at);
+  }
+
+  async recordSecondFactorSignIn(uin: number, at: number): Promise<void> {
+    await this.db
+      .insertInto('second_factor_sign_ins')
+      .values({ uin, signed_in_at: at })
+      .onConflict((oc) => oc.column('uin').doUpdateSet({ signed_in_at: at }))
+      .execute();
+  }
+
+  async deleteFactorsAddedAfter(uin: number, after: number): Promise<{ totp: boolean; passkeys: string[] }> {
+    return this.db.transaction().execute(async (trx) => {
+      const passkeys = await trx
+        .deleteFrom('passkeys')
+        .where('uin', '=', uin)
+        .where('created_at', '>', after)
+        .returning('id')
+        .execute();
+      // An unconfirmed secret is no factor; it goes too, so nobody can confirm it later.
+      const totp = await trx
+        .deleteFrom('totp_credentials')
+        .where('uin', '=', uin)
+        .where((eb) => eb.or([eb('confirmed_at', 'is', null), eb('confirmed_at', '>', after)]))
+        .returning('confirmed_at')
+        .execute();
+      return { totp: totp.some((row) => row.confirmed_at !== null), passkeys: passkeys.map((row) => row.id) };
+    });
   }
 
   async deleteAll(uin: number): Promise<void> {

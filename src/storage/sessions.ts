@@ -79,6 +79,14 @@ export class Sessions extends Repository implements SessionRepository {
       .execute();
   }
 
+  async setAmr(idHash: string, amr: readonly string[]): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ amr: amr.join(' ') })
+      .where('id_hash', '=', idHash)
+      .execute();
+  }
+
   async listForUser(uin: number, now: number): Promise<SessionRecord[]> {
     const rows = await this.activeAt(now).where('uin', '=', uin).orderBy('created_at', 'desc').execute();
     return rows.map(toSession);

@@ -121,12 +121,17 @@ export class Users extends Repository implements UserRepository {
     return { users: rows.map(toUser), total: Number(count.n) };
   }
 
-  async countAdmins(): Promise<number> {
+  async countAdmins(now?: number, { lasting = false }: { readonly lasting?: boolean } = {}): Promise<number> {
     const row = await this.db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('user_group', '=', 'admin')
       .where('disabled', '=', 0)
+      .where((eb) => {
+        if (lasting) return eb('expires_at', 'is', null);
+        if (now === undefined) return eb.lit(true);
+        return eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]);
+      })
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }

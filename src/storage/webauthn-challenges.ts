@@ -28,6 +28,16 @@ export class WebAuthnChallenges extends Repository implements WebAuthnChallengeR
     );
   }
 
+  async countLive(purpose: WebAuthnPurpose, now: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('webauthn_challenges')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('purpose', '=', purpose)
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   purgeExpired(now: number): Promise<number> {
     return this.deleteExpired('webauthn_challenges', now);
   }

@@ -307,21 +307,24 @@ export const api = {
     call<PublicKeyCredentialRequestOptionsJSON>('POST', '/v1/account/login/second-factor/options', {}),
   passkeyLoginOptions: () =>
     call<PublicKeyCredentialRequestOptionsJSON>('POST', '/v1/account/passkey-login/options', {}),
-  passkeyLogin: (response: AuthenticationResponseJSON) =>
-    call<SignedInView>('POST', '/v1/account/passkey-login', { response }),
+  passkeyLogin: (response: AuthenticationResponseJSON, shared: boolean) =>
+    call<SignedInView>('POST', '/v1/account/passkey-login', { response, ...(shared && { shared: true }) }),
   secondFactors: () => call<SecondFactorsView>('GET', '/v1/account/second-factors'),
-  totpSetup: () => call<{ secret: string; otpauth_uri: string }>('POST', '/v1/account/totp/setup', {}),
+  // `password`: typed again when the sign-in is over 5 minutes old (docs/interface.md#second-factor).
+  totpSetup: (password?: string) =>
+    call<{ secret: string; otpauth_uri: string }>('POST', '/v1/account/totp/setup', { password }),
   totpConfirm: (code: string) =>
     call<{ recovery_codes?: string[] }>('POST', '/v1/account/totp/confirm', { code }),
   totpRemove: (password: string) => call<object>('DELETE', '/v1/account/totp', { password }),
-  passkeyOptions: () =>
-    call<PublicKeyCredentialCreationOptionsJSON>('POST', '/v1/account/passkeys/options', {}),
+  passkeyOptions: (password?: string) =>
+    call<PublicKeyCredentialCreationOptionsJSON>('POST', '/v1/account/passkeys/options', { password }),
   addPasskey: (name: string, response: RegistrationResponseJSON) =>
     call<{ passkey: PasskeyView; recovery_codes?: string[] }>('POST', '/v1/account/passkeys', {
       name,
       response,
     }),
-  removePasskey: (id: string) => call<object>('DELETE', `/v1/account/passkeys/${enc(id)}`),
+  removePasskey: (id: string, password?: string) =>
+    call<object>('DELETE', `/v1/account/passkeys/${enc(id)}`, { password }),
   regenerateRecoveryCodes: (password: string) =>
     call<{ recovery_codes: string[] }>('POST', '/v1/account/recovery-codes', { password }),
   // People, groups and the audit trail

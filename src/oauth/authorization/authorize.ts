@@ -178,6 +178,17 @@ export async function decideAuthorization(
       ),
     };
   }
+  // docs/interface.md#sessions-and-sign-out: on a shared computer each app is confirmed with a click, so
+  // prompt=none, which allows no page, cannot be answered with a code.
+  if (noPrompt && session.shared) {
+    return {
+      redirectTo: errorRedirect(
+        ctx,
+        request,
+        new ConsentRequired('on a shared computer each app must be confirmed by the user'),
+      ),
+    };
+  }
   const code = await issueCode(ctx, session, request, consent);
   // RFC 6749 §4.1.2: code, and state exactly as sent; RFC 9207 §2: iss, so the client can tell which
   // authorization server answered.

@@ -7,6 +7,7 @@ import { peopleAudit } from './0005-people-audit.js';
 import { sessionsLogout } from './0003-sessions-logout.js';
 import { appLauncher } from './0006-app-launcher.js';
 import { sharedPendingSignIns } from './0007-shared-pending-sign-ins.js';
+import { secondFactorTrust } from './0009-second-factor-trust.js';
 
 /**
  * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
@@ -22,6 +23,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003-sessions-logout': sessionsLogout,
   '0006-app-launcher': appLauncher,
   '0007-shared-pending-sign-ins': sharedPendingSignIns,
+  '0009-second-factor-trust': secondFactorTrust,
 };
 
 export const migrationProvider: MigrationProvider = {

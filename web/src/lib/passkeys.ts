@@ -18,9 +18,15 @@ export function isPasskeyCancelled(error: unknown): boolean {
   return error instanceof Error && (error.name === 'NotAllowedError' || error.name === 'AbortError');
 }
 
-/** Creates a passkey on this device and registers it under `name`. */
-export async function addPasskey(name: string): Promise<{ passkey: PasskeyView; recovery_codes?: string[] }> {
-  const [{ startRegistration }, optionsJSON] = await Promise.all([webauthn(), api.passkeyOptions()]);
+/**
+ * Creates a passkey on this device and registers it under `name`; `password`, typed again, when the sign-in
+ * is over 5 minutes old (docs/interface.md#second-factor).
+ */
+export async function addPasskey(
+  name: string,
+  password?: string,
+): Promise<{ passkey: PasskeyView; recovery_codes?: string[] }> {
+  const [{ startRegistration }, optionsJSON] = await Promise.all([webauthn(), api.passkeyOptions(password)]);
   return api.addPasskey(name, await startRegistration({ optionsJSON }));
 }
 
@@ -30,8 +36,8 @@ export async function passkeySecondFactor(): Promise<SignedInView> {
   return api.completeSignIn({ passkey: await startAuthentication({ optionsJSON }) });
 }
 
-/** Signs in with a passkey alone (it knows whose it is). */
-export async function passkeySignIn(): Promise<SignedInView> {
+/** Signs in with a passkey alone (it knows whose it is); `shared`: "This is a shared computer". */
+export async function passkeySignIn(shared: boolean): Promise<SignedInView> {
   const [{ startAuthentication }, optionsJSON] = await Promise.all([webauthn(), api.passkeyLoginOptions()]);
-  return api.passkeyLogin(await startAuthentication({ optionsJSON }));
+  return api.passkeyLogin(await startAuthentication({ optionsJSON }), shared);
 }

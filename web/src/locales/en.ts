@@ -121,6 +121,8 @@ const en = {
     recoveryNone: 'You get recovery codes when you add your first passkey or authenticator app.',
     recoveryNew: 'Make new recovery codes',
     recoveryNewHint: 'Enter your password. The old codes stop working.',
+    passwordAgainHint: 'Enter your password again: changing your two-step sign-in needs it.',
+    passwordAgainContinue: 'Continue',
     recoveryShownOnce: 'Save these recovery codes now: they are shown only once, and each works one time.',
     recoveryCopy: 'Copy the codes',
     recoveryDownload: 'Download as a text file',

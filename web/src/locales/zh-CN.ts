@@ -118,6 +118,8 @@ const zhCN: MessageSchema = {
     recoveryNone: '添加第一个通行密钥或身份验证器应用时，你会得到恢复码。',
     recoveryNew: '生成新的恢复码',
     recoveryNewHint: '请输入密码。旧的恢复码将失效。',
+    passwordAgainHint: '请再次输入密码：更改两步验证需要确认密码。',
+    passwordAgainContinue: '继续',
     recoveryShownOnce: '请立即保存这些恢复码：它们只显示这一次，每个只能使用一次。',
     recoveryCopy: '复制恢复码',
     recoveryDownload: '下载为文本文件',

@@ -43,7 +43,10 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       // Counted before the password is checked, so simultaneous guesses cannot outrun the limit.
       const attempt = await ctx.loginThrottle.begin(uin, request.ip);
       if (attempt.retryAfter > 0) {
-        await ctx.audit.record({ action: 'sign_in', outcome: 'locked', target: userTarget(uin), request });
+        // One event per lock, not per request (docs/security.md): a flood cannot fill the audit trail.
+        if (await ctx.loginThrottle.firstRefusal(attempt)) {
+          await ctx.audit.record({ action: 'sign_in', outcome: 'locked', target: userTarget(uin), request });
+        }
         throw tooManyAttempts(attempt.retryAfter);
       }
 

@@ -2,7 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { verifyPassword } from '../../../domain/passwords.js';
 import type { UserRecord } from '../../../storage/store.js';
-import { tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import { passwordAgainRequired, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import type { SignedIn } from '../../session-cookie.js';
+
+/** A sign-in this recent counts as the password typed again (docs/security.md#second-factors). */
+export const RECENT_SIGN_IN_MS = 5 * 60_000;
 
 /**
  * Checks the current password a signed-in user typed again, to change it or to remove a second factor (which
@@ -24,4 +28,19 @@ export async function requirePassword(
     throw wrongCredentials();
   }
   await ctx.loginThrottle.succeeded(attempt);
+}
+
+/**
+ * Adding or removing a second factor (docs/security.md#second-factors): the password typed again, or a session
+ * that signed in under 5 minutes ago; otherwise 403 code 4, and the page asks for the password.
+ */
+export async function requireRecentSignIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  signedIn: SignedIn,
+  password: string | undefined,
+): Promise<void> {
+  if (password !== undefined) return requirePassword(ctx, request, signedIn.user, password);
+  if (ctx.clock.now() - signedIn.session.createdAt < RECENT_SIGN_IN_MS) return;
+  throw passwordAgainRequired();
 }

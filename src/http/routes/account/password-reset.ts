@@ -33,17 +33,21 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const uin = Number(request.body.uin);
       if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
-      const problem = passwordProblem(request.body.new_password);
+      // The same rule as every other way of setting a password, the uin included (docs/security.md).
+      const problem = passwordProblem(request.body.new_password, uin);
       if (problem) throw badRequest(`new_password: ${problem}`);
 
       const attempt = await ctx.loginThrottle.begin(uin, request.ip);
       if (attempt.retryAfter > 0) {
-        await ctx.audit.record({
-          action: 'reset_code_redeemed',
-          outcome: 'locked',
-          target: userTarget(uin),
-          request,
-        });
+        // One event per lock, not per request (docs/security.md).
+        if (await ctx.loginThrottle.firstRefusal(attempt)) {
+          await ctx.audit.record({
+            action: 'reset_code_redeemed',
+            outcome: 'locked',
+            target: userTarget(uin),
+            request,
+          });
+        }
         throw tooManyAttempts(attempt.retryAfter);
       }
       const user = await ctx.store.users.find(uin);

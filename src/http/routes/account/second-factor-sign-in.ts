@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { AMR, passkeyMethod, withSecondFactor } from '../../../domain/amr.js';
+import { userTarget } from '../../../domain/audit.js';
 import type { Attempt } from '../../../domain/login-throttle.js';
 import {
   type AuthenticationResponseJSON,
@@ -14,6 +15,7 @@ import {
   type PasskeyAssertion,
 } from '../../../domain/passkeys.js';
 import { PENDING_SIGN_IN_TTL_SECONDS } from '../../../domain/pending-sign-ins.js';
+import { isActiveUser } from '../../../domain/users.js';
 import type { PendingSignInView, SignedInView } from '../../../shared/views.js';
 import type { UserRecord } from '../../../storage/store.js';
 import { EnvelopeCode } from '../../../shared/envelope.js';
@@ -109,7 +111,11 @@ const SecondFactorBody = Type.Object(
 );
 
 const PasskeyLoginBody = Type.Object(
-  { response: AuthenticationResponseInput },
+  {
+    response: AuthenticationResponseInput,
+    // docs/interface.md#sessions-and-sign-out: "This is a shared computer", as for a password sign-in.
+    shared: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 
@@ -166,6 +172,17 @@ export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
 
       if (method === undefined) {
         await ctx.loginThrottle.failed(attempt);
+        // docs/security.md: a wrong second factor means someone knows the password; the owner and the admins see it.
+        await ctx.audit.record({
+          action: 'sign_in',
+          outcome: 'failure',
+          target: userTarget(pending.uin),
+          detail: {
+            second_factor:
+              totp !== undefined ? 'totp' : recoveryCode !== undefined ? 'recovery_code' : 'passkey',
+          },
+          request,
+        });
         const ended = await ctx.pendingSignIns.fail(pending);
         request.log.info({ uin: pending.uin, ended }, 'second factor refused');
         if (ended) {
@@ -178,15 +195,21 @@ export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
       if (!(await ctx.pendingSignIns.end(pending))) throw noPendingSignIn();
       await ctx.loginThrottle.succeeded(attempt);
       const user = await ctx.store.users.find(pending.uin);
-      if (!user || user.disabled) throw noPendingSignIn();
+      if (!user || !isActiveUser(user, ctx.clock.now())) throw noPendingSignIn();
+      // The password and a second factor: the factors the account has now are its owner's (docs/security.md#second-factors).
+      await ctx.secondFactors.recordSecondFactorSignIn(user.uin);
       return ok(
         await signIn(ctx, request, reply, user, { amr: withSecondFactor(method), shared: pending.shared }),
       );
     },
   );
 
-  app.post('/v1/account/passkey-login/options', { config: { csrf: true } }, async (_request, reply) => {
+  // Unauthenticated, and each call stores a challenge: limited per address, and the store is bounded
+  // (docs/security.md).
+  app.post('/v1/account/passkey-login/options', { config: { csrf: true } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
+    const retryAfter = await ctx.passkeys.passwordlessOptionsRetryAfter(request.ip);
+    if (retryAfter > 0) throw tooManyAttempts(retryAfter);
     return ok(await ctx.passkeys.passwordlessOptions());
   });
 
@@ -201,13 +224,14 @@ export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
         request.body.response as AuthenticationResponseJSON,
       );
       const user = assertion && (await ctx.store.users.find(assertion.passkey.uin));
-      if (!assertion || !user || user.disabled) {
+      // An expired account acts as disabled, as for a password sign-in (docs/interface.md#people-groups-and-audit).
+      if (!assertion || !user || !isActiveUser(user, ctx.clock.now())) {
         request.log.info({ uin: assertion?.passkey.uin }, 'passkey sign-in refused');
         throw new ApiError(401, EnvelopeCode.InvalidRequest, 'the passkey could not be verified');
       }
       // The passkey is something the user has, unlocked by something they know or are (user verification).
       const amr = [passkeyMethod(assertion.passkey), AMR.multiFactor];
-      return ok(await signIn(ctx, request, reply, user, { amr, shared: false }));
+      return ok(await signIn(ctx, request, reply, user, { amr, shared: request.body.shared === true }));
     },
   );
 };

@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
+import { AMR, passkeyMethod } from '../../../domain/amr.js';
 import { PasskeyError, type RegistrationResponseJSON } from '../../../domain/passkeys.js';
 import type { PasskeyView, SecondFactorsView } from '../../../shared/views.js';
 import type { PasskeyRecord, UserRecord } from '../../../storage/store.js';
@@ -13,8 +14,8 @@ import { badRequest, conflict, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
-import { requireSignedIn } from '../../session-cookie.js';
-import { requirePassword } from './password-check.js';
+import { type SignedIn, requireSignedIn } from '../../session-cookie.js';
+import { requirePassword, requireRecentSignIn } from './password-check.js';
 import { RegistrationResponseInput } from './webauthn-schemas.js';
 
 const iso = (epochMs: number | null): string | null =>
@@ -40,6 +41,18 @@ const PasskeyBody = Type.Object(
   { additionalProperties: false },
 );
 const PasskeyParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+/**
+ * Starting to add a factor, or removing a passkey: the password typed again, unless the sign-in is under 5
+ * minutes old (docs/security.md#second-factors). No body at all is an empty one.
+ */
+const PasswordAgainBody = Type.Optional(
+  Type.Object({ password: Type.Optional(PasswordInput) }, { additionalProperties: false }),
+);
+const emptyBodyIsNone = {
+  preValidation: async (request: FastifyRequest) => {
+    request.body ??= {};
+  },
+};
 
 /** A change to the user's own second factors, in the audit trail (docs/interface.md#people-groups-and-audit). */
 function auditFor(ctx: AppContext) {
@@ -67,13 +80,18 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
    */
   async function enrol<T>(
     request: FastifyRequest,
-    uin: number,
+    signedIn: SignedIn,
     add: () => Promise<T>,
-    detail: (added: T) => Record<string, string>,
+    proof: (added: T) => { method: string; detail: Record<string, string> },
   ): Promise<{ added: T; recovery: { recovery_codes?: string[] } }> {
+    const uin = signedIn.user.uin;
     const hadFactor = await ctx.secondFactors.hasSecondFactor(uin);
     const added = await add();
-    await audit(request, uin, 'second_factor_added', detail(added));
+    const { method, detail } = proof(added);
+    await audit(request, uin, 'second_factor_added', detail);
+    // docs/security.md#second-factors: the session that enrols the account's first factor has just proven it
+    // (a right code, a verified passkey) and counts as signed in with it; no other session of the account does.
+    if (!hadFactor) await ctx.sessions.provedSecondFactor(signedIn.session, method);
     const recoveryCodes = await ctx.secondFactors.afterEnrolment(uin, hadFactor);
     return { added, recovery: recoveryCodes ? { recovery_codes: recoveryCodes } : {} };
   }
@@ -99,21 +117,28 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     return ok(view);
   });
 
-  app.post('/v1/account/totp/setup', { config: { csrf: true } }, async (request) => {
-    const { user } = await requireSignedIn(ctx, request);
-    const setup = await ctx.totp.setup(user.uin);
-    if (!setup) throw conflict('an authenticator app is set up already: remove it first');
-    return ok({ secret: setup.secret, otpauth_uri: setup.otpauthUri });
-  });
+  app.post(
+    '/v1/account/totp/setup',
+    { schema: { body: PasswordAgainBody }, config: { csrf: true }, ...emptyBodyIsNone },
+    async (request) => {
+      const signedIn = await requireSignedIn(ctx, request);
+      const { user } = signedIn;
+      await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
+      const setup = await ctx.totp.setup(user.uin);
+      if (!setup) throw conflict('an authenticator app is set up already: remove it first');
+      return ok({ secret: setup.secret, otpauth_uri: setup.otpauthUri });
+    },
+  );
 
   app.post(
     '/v1/account/totp/confirm',
     { schema: { body: CodeBody }, config: { csrf: true } },
     async (request) => {
-      const { user } = await requireSignedIn(ctx, request);
+      const signedIn = await requireSignedIn(ctx, request);
+      const { user } = signedIn;
       const { recovery } = await enrol(
         request,
-        user.uin,
+        signedIn,
         async () => {
           if (!(await ctx.totp.confirm(user.uin, request.body.code))) {
             throw badRequest(
@@ -121,7 +146,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
             );
           }
         },
-        () => ({ kind: 'totp' }),
+        () => ({ method: AMR.oneTimePassword, detail: { kind: 'totp' } }),
       );
       return ok(recovery);
     },
@@ -139,19 +164,27 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  app.post('/v1/account/passkeys/options', { config: { csrf: true } }, async (request) => {
-    const { user } = await requireSignedIn(ctx, request);
-    return ok(await ctx.passkeys.registrationOptions(user.uin));
-  });
+  // The password (or a recent sign-in) is asked here, before the ceremony: only a challenge issued now lets
+  // `POST /v1/account/passkeys` register a passkey, within its 5 minutes.
+  app.post(
+    '/v1/account/passkeys/options',
+    { schema: { body: PasswordAgainBody }, config: { csrf: true }, ...emptyBodyIsNone },
+    async (request) => {
+      const signedIn = await requireSignedIn(ctx, request);
+      await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
+      return ok(await ctx.passkeys.registrationOptions(signedIn.user.uin));
+    },
+  );
 
   app.post(
     '/v1/account/passkeys',
     { schema: { body: PasskeyBody }, config: { csrf: true } },
     async (request) => {
-      const { user } = await requireSignedIn(ctx, request);
+      const signedIn = await requireSignedIn(ctx, request);
+      const { user } = signedIn;
       const { added, recovery } = await enrol(
         request,
-        user.uin,
+        signedIn,
         async (): Promise<PasskeyRecord> => {
           try {
             return await ctx.passkeys.register(
@@ -164,7 +197,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
             throw error;
           }
         },
-        (passkey) => ({ kind: 'passkey', passkey: passkey.id }),
+        (passkey) => ({ method: passkeyMethod(passkey), detail: { kind: 'passkey', passkey: passkey.id } }),
       );
       return ok({ passkey: passkeyView(added), ...recovery });
     },
@@ -177,9 +210,15 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.delete(
     '/v1/account/passkeys/:id',
-    { schema: { params: PasskeyParams }, config: { csrf: true } },
+    {
+      schema: { params: PasskeyParams, body: PasswordAgainBody },
+      config: { csrf: true },
+      ...emptyBodyIsNone,
+    },
     async (request) => {
-      const { user } = await requireSignedIn(ctx, request);
+      const signedIn = await requireSignedIn(ctx, request);
+      const { user } = signedIn;
+      await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
       if (!(await ctx.store.secondFactors.deletePasskey(user.uin, request.params.id))) {
         throw notFound('no such passkey');
       }

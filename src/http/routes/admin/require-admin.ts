@@ -1,5 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
+import { AMR } from '../../../domain/amr.js';
 import { userTarget } from '../../../domain/audit.js';
 import type { AuditAction } from '../../../shared/people.js';
 import { forbidden, secondFactorRequired } from '../../api-error.js';
@@ -10,8 +11,10 @@ const signedInAdmins = new WeakMap<FastifyRequest, SignedIn>();
 
 /**
  * The admin API's gate (docs/interface.md#admin-api): not signed in → 401 code -1; signed in but not an
- * admin → 403 code 4; an admin of a group in MFA_REQUIRED_GROUPS without a second factor → 403 code 8
- * (docs/interface.md#second-factor).
+ * admin → 403 code 4; an admin of a group in MFA_REQUIRED_GROUPS whose SESSION did not sign in with a second
+ * factor → 403 code 8 (docs/interface.md#second-factor). The session's `amr` decides, not whether the account
+ * has a factor now: a password-only session stays refused after a factor is enrolled elsewhere
+ * (docs/security.md#second-factors).
  * It runs at `onRequest`, before the body is read or validated, so nobody else learns anything from the
  * admin routes' validation messages.
  */
@@ -19,11 +22,12 @@ export function requireAdmin(ctx: AppContext): onRequestAsyncHookHandler {
   return async (request) => {
     const signedIn = await requireSignedIn(ctx, request);
     if (signedIn.user.userGroup !== 'admin') throw forbidden('only admins may use the admin API');
-    if (
-      ctx.secondFactors.isRequiredFor(signedIn.user) &&
-      !(await ctx.secondFactors.hasSecondFactor(signedIn.user.uin))
-    ) {
-      throw secondFactorRequired('add a passkey or an authenticator app on your account page first');
+    if (ctx.secondFactors.isRequiredFor(signedIn.user) && !signedIn.session.amr.includes(AMR.multiFactor)) {
+      throw secondFactorRequired(
+        (await ctx.secondFactors.hasSecondFactor(signedIn.user.uin))
+          ? 'this session signed in with the password alone: sign in again with your second factor'
+          : 'add a passkey or an authenticator app on your account page first',
+      );
     }
     signedInAdmins.set(request, signedIn);
   };
