@@ -14,13 +14,12 @@ import { sealedTicketAad } from './tickets.js';
 const CAS_ROW = /^cas:([0-9a-f]{64})$/;
 
 /** The POST to make, or why none can be made (the delivery then fails for good). */
-export type CasLogoutPost =
-  | { readonly url: string; readonly body: string }
-  | { readonly unsendable: string };
+export type CasLogoutPost = { readonly url: string; readonly body: string } | { readonly unsendable: string };
 
 export async function casLogoutPost(ctx: AppContext, delivery: LogoutDelivery): Promise<CasLogoutPost> {
   const ticketHash = CAS_ROW.exec(delivery.sid)?.[1];
-  if (!delivery.casService || !delivery.casTicket || !ticketHash) return { unsendable: 'malformed CAS delivery' };
+  if (!delivery.casService || !delivery.casTicket || !ticketHash)
+    return { unsendable: 'malformed CAS delivery' };
   let ticket: string;
   try {
     ticket = (await ctx.secretBox()).open(delivery.casTicket, sealedTicketAad(ticketHash));

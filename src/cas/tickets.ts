@@ -74,11 +74,14 @@ export async function issueServiceTicket(
   return ticket;
 }
 
-/** `service` with `ticket=…` added (CAS 3.0 §2.2.4), keeping its query and fragment. */
+/**
+ * `service` with `ticket=…` added (CAS 3.0 §2.2.4), its query and fragment kept byte for byte (re-serializing
+ * the query would change what the service compares at validation). The ticket needs no escaping.
+ */
 export function serviceWithTicket(service: string, ticket: string): string {
-  const url = new URL(service);
-  url.searchParams.append('ticket', ticket);
-  return url.href;
+  const hash = service.indexOf('#');
+  const [base, fragment] = hash === -1 ? [service, ''] : [service.slice(0, hash), service.slice(hash)];
+  return `${base}${base.includes('?') ? '&' : '?'}ticket=${ticket}${fragment}`;
 }
 
 export type ValidationOutcome =
@@ -106,9 +109,11 @@ export async function validateServiceTicket(
   params: ValidationRequest,
 ): Promise<ValidationOutcome> {
   // §2.5.1: `service` and `ticket` are REQUIRED.
-  if (!params.ticket || !params.service) return failure('INVALID_REQUEST', "'service' and 'ticket' parameters are both required");
+  if (!params.ticket || !params.service)
+    return failure('INVALID_REQUEST', "'service' and 'ticket' parameters are both required");
   // §3.7: a service ticket begins with `ST-`; anything else is not one of ours.
-  if (!SERVICE_TICKET.test(params.ticket)) return failure('INVALID_TICKET', `Ticket ${params.ticket} not recognized`);
+  if (!SERVICE_TICKET.test(params.ticket))
+    return failure('INVALID_TICKET', `Ticket ${params.ticket} not recognized`);
   const ticketHash = sha256Hex(params.ticket);
   const now = ctx.clock.now();
   // §3.1.1: "Service tickets MUST only be valid for one ticket validation attempt."
@@ -120,7 +125,10 @@ export async function validateServiceTicket(
     outcome: outcome.ok ? 'success' : 'failure',
     actorUin: ticket.uin,
     target: appTarget(ticket.clientId),
-    detail: { service: params.service, ...(!outcome.ok && { code: outcome.code, reason: outcome.description }) },
+    detail: {
+      service: params.service,
+      ...(!outcome.ok && { code: outcome.code, reason: outcome.description }),
+    },
     request,
   });
   return outcome;
@@ -141,7 +149,10 @@ async function checkRedeemed(
   }
   // §2.5.1 renew: only a ticket issued from the user's primary credentials passes.
   if (params.renew && !ticket.fromNewLogin) {
-    return failure('INVALID_TICKET', `Ticket ${params.ticket} did not come from a new sign-in, and renew was asked`);
+    return failure(
+      'INVALID_TICKET',
+      `Ticket ${params.ticket} did not come from a new sign-in, and renew was asked`,
+    );
   }
   const app = await ctx.store.apps.find(ticket.clientId);
   if (!app || app.disabled || matchingService(app, ticket.service) === undefined) {
@@ -149,7 +160,10 @@ async function checkRedeemed(
   }
   const user = await ctx.store.users.find(ticket.uin);
   if (!user || !userMayUseService(user, app, now)) {
-    return failure('INVALID_TICKET', `Ticket ${params.ticket} was issued to an account that cannot use this service`);
+    return failure(
+      'INVALID_TICKET',
+      `Ticket ${params.ticket} was issued to an account that cannot use this service`,
+    );
   }
   const sealed = (await ctx.secretBox()).seal(params.ticket ?? '', sealedTicketAad(ticketHash));
   // Bound to its session: if the user signed out meanwhile, the ticket is void.

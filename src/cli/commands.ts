@@ -95,7 +95,8 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
   const casServices = values['cas-service'] ?? [];
   const casProblem = casServicesProblem(casServices);
   if (casProblem) throw new UsageError(`--cas-service: ${casProblem}`);
-  const problem = casServices.length > 0 && redirectUris.length === 0 ? undefined : redirectUrisProblem(redirectUris);
+  const problem =
+    casServices.length > 0 && redirectUris.length === 0 ? undefined : redirectUrisProblem(redirectUris);
   if (problem) throw new UsageError(`--redirect-uri: ${problem}`);
   await withContext(config, async (ctx) => {
     const { app, clientSecret } = await ctx.apps.create({

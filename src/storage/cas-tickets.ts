@@ -79,7 +79,12 @@ export class CasTickets extends Repository implements CasTicketRepository {
     return row && toTicket(row);
   }
 
-  async recordValidation(ticketHash: string, sid: string, sealedTicket: string, now: number): Promise<boolean> {
+  async recordValidation(
+    ticketHash: string,
+    sid: string,
+    sealedTicket: string,
+    now: number,
+  ): Promise<boolean> {
     // PostgreSQL: `for share` waits for a sign-out that is deleting the session right now, and then sees it
     // gone, so a ticket is either recorded before the sign-out queues its logouts or refused. SQLite has one
     // writer at a time.
@@ -107,7 +112,11 @@ export class CasTickets extends Repository implements CasTicketRepository {
       .where((eb) =>
         eb.or([
           eb.and([eb('validated_at', 'is', null), eb('expires_at', '<', now)]),
-          eb.not(eb.exists(eb.selectFrom('sessions').select('sid').whereRef('sessions.sid', '=', 'cas_tickets.sid'))),
+          eb.not(
+            eb.exists(
+              eb.selectFrom('sessions').select('sid').whereRef('sessions.sid', '=', 'cas_tickets.sid'),
+            ),
+          ),
         ]),
       )
       .executeTakeFirst();

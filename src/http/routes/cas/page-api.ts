@@ -12,7 +12,10 @@ import { findSignedIn } from '../../session-cookie.js';
 const unregistered = (): ApiError =>
   new ApiError(400, EnvelopeCode.InvalidClientOrRedirect, 'the service is not registered for CAS sign-in');
 
-const ServiceQuery = Type.Object({ service: Type.String({ maxLength: 2000 }) }, { additionalProperties: false });
+const ServiceQuery = Type.Object(
+  { service: Type.String({ maxLength: 2000 }) },
+  { additionalProperties: false },
+);
 
 const TicketBody = Type.Object(
   { service: Type.String({ maxLength: 2000 }), renew: Type.Optional(Type.Boolean()) },
@@ -39,23 +42,27 @@ export const casPageRoutes: RoutePlugin = async (app, { ctx }) => {
     return ok(info);
   });
 
-  app.post('/v1/cas/ticket', { schema: { body: TicketBody }, config: { csrf: true } }, async (request, reply) => {
-    const signedIn = await findSignedIn(ctx, request);
-    const outcome = await ticketForPage(ctx, request, signedIn, {
-      service: request.body.service,
-      renew: request.body.renew === true,
-    });
-    switch (outcome.kind) {
-      case 'unregistered':
-        throw unregistered();
-      case 'signIn':
-        throw notSignedIn(request.body.renew === true ? 'sign in again for this app' : 'not signed in');
-      case 'notAllowed':
-        throw forbidden('your account cannot use this app');
-      case 'redirect':
-        // The URL carries a fresh ticket: never cache it.
-        reply.headers(NO_STORE_HEADERS);
-        return ok({ redirect_to: outcome.url });
-    }
-  });
+  app.post(
+    '/v1/cas/ticket',
+    { schema: { body: TicketBody }, config: { csrf: true } },
+    async (request, reply) => {
+      const signedIn = await findSignedIn(ctx, request);
+      const outcome = await ticketForPage(ctx, request, signedIn, {
+        service: request.body.service,
+        renew: request.body.renew === true,
+      });
+      switch (outcome.kind) {
+        case 'unregistered':
+          throw unregistered();
+        case 'signIn':
+          throw notSignedIn(request.body.renew === true ? 'sign in again for this app' : 'not signed in');
+        case 'notAllowed':
+          throw forbidden('your account cannot use this app');
+        case 'redirect':
+          // The URL carries a fresh ticket: never cache it.
+          reply.headers(NO_STORE_HEADERS);
+          return ok({ redirect_to: outcome.url });
+      }
+    },
+  );
 };

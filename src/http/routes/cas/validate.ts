@@ -73,7 +73,11 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
         );
       } catch (error) {
         request.log.error({ err: error }, 'CAS validation failed');
-        return send(reply, authenticationFailure(format, 'INTERNAL_ERROR', 'The server could not validate the ticket'), 500);
+        return send(
+          reply,
+          authenticationFailure(format, 'INTERNAL_ERROR', 'The server could not validate the ticket'),
+          500,
+        );
       }
     });
   }
