@@ -5,7 +5,8 @@
 #     fonts-noto-color-emoji fonts (legible Chinese and emoji in the screenshots): installed with apt-get when
 #     missing and this user may (root, or passwordless sudo).
 #   - Real CAS clients (the CAS suites sign in through them): Apache httpd with mod_auth_cas
-#     (apache2, libapache2-mod-auth-cas) and phpCAS (php-cli, php-cas), installed with apt-get the same way.
+#     (apache2, libapache2-mod-auth-cas) and phpCAS (php-cli, php-cas, and php-xml: phpCAS reads the CAS
+#     answers with DOMDocument, which Debian's php-cas does not pull in), installed with apt-get the same way.
 #     The suites start their own httpd and `php -S` on free ports; the system's apache2 service is left alone.
 #   - PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): a local cluster that
 #     is installed but stopped is started with pg_ctlcluster, and the database is created when missing.
@@ -52,6 +53,7 @@ have_package apache2 /usr/sbin/apache2 || missing+=(apache2)
 have_package libapache2-mod-auth-cas /usr/lib/apache2/modules/mod_auth_cas.so || missing+=(libapache2-mod-auth-cas)
 have_package php-cli /usr/bin/php || missing+=(php-cli)
 have_package php-cas /usr/share/php/CAS.php || missing+=(php-cas)
+have_package php-xml /etc/php/8.2/mods-available/dom.ini || missing+=(php-xml)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   command -v apt-get >/dev/null ||

@@ -206,6 +206,22 @@ const en = {
       'Administrators must protect their account with a passkey or an authenticator app. Add one on My account, then come back.',
     mfaRequiredLink: 'Go to My account',
   },
+  cas: {
+    services: 'CAS service URLs',
+    servicesHint:
+      'Only for apps that sign in with the CAS protocol instead of OAuth (Moodle, EZproxy, JumpServer, phpCAS, Apache mod_auth_cas): the address the app sends as its “service”, one per line, https (plain http only for localhost, 127.0.0.1 or [::1]). A longer address that continues one of these after a /, ? or # matches too. Up to 20.',
+    servicesTooMany: 'At most 20 CAS service URLs.',
+    serviceProblem: 'Line {n}: {problem}',
+    listLabel: 'CAS',
+    continueTitle: 'Continue to {app}?',
+    continueBody: 'This is a shared computer, so you confirm each app you sign in to.',
+    continue: 'Continue to {app}',
+    unregisteredTitle: 'This app is not registered',
+    unregisteredBody:
+      'The address this app asked to return to is not registered for campus sign-in, so you are not signed in to it. Tell the app’s administrator.',
+    missingService: 'This sign-in link names no app to return to.',
+    renewNotice: '{app} asks you to enter your password again.',
+  },
   apps: {
     add: 'Add application',
     empty: 'No application yet.',
@@ -559,6 +575,8 @@ const en = {
       recovery_codes_regenerated: 'Recovery codes renewed',
       second_factors_removed_by_admin: 'Second factors removed by an admin',
       session_ended: 'Session signed out',
+      cas_ticket_issued: 'CAS ticket issued',
+      cas_ticket_validated: 'CAS ticket validated',
       user_signed_out_by_admin: 'Signed out everywhere by an admin',
     },
     outcomes: {
