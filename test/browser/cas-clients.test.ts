@@ -32,7 +32,11 @@ let dir: string;
 const children: ChildProcess[] = [];
 
 /** Starts a child process and remembers it, so that it is stopped after the suite. */
-function startChild(command: string, args: readonly string[], cwd: string): { child: ChildProcess; log: () => string } {
+function startChild(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): { child: ChildProcess; log: () => string } {
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -41,10 +45,15 @@ function startChild(command: string, args: readonly string[], cwd: string): { ch
   return { child, log: () => log };
 }
 
-/** Waits until `url` answers at all (any status). */
-async function waitForListening(url: string, what: () => string): Promise<void> {
+/** Waits until `url` answers at all (any status); fails at once if the process exited. */
+async function waitForListening(
+  url: string,
+  started: { child: ChildProcess; log: () => string },
+): Promise<void> {
   const deadline = Date.now() + 20_000;
+  const what = started.log;
   for (;;) {
+    if (started.child.exitCode !== null) throw new Error(`exited ${started.child.exitCode}:\n${what()}`);
     try {
       await fetch(url, { redirect: 'manual' });
       return;
@@ -114,6 +123,7 @@ LogLevel warn auth_cas:debug
 ${running}LoadModule mpm_event_module ${MODULES}/mod_mpm_event.so
 LoadModule authn_core_module ${MODULES}/mod_authn_core.so
 LoadModule authz_core_module ${MODULES}/mod_authz_core.so
+LoadModule authz_user_module ${MODULES}/mod_authz_user.so
 LoadModule include_module ${MODULES}/mod_include.so
 LoadModule auth_cas_module ${MODULES}/mod_auth_cas.so
 DocumentRoot "${root}/htdocs"
@@ -134,11 +144,11 @@ CASSSOEnabled On
     );
     const apache = startChild(APACHE, ['-d', root, '-f', join(root, 'httpd.conf'), '-DFOREGROUND'], root);
     protectedUrl = `http://127.0.0.1:${port}/protected/index.shtml`;
-    await waitForListening(protectedUrl, apache.log);
+    await waitForListening(protectedUrl, apache);
     await registerCasApp('Library proxy', '📚', [`http://127.0.0.1:${port}/protected/`]);
   }, 60_000);
 
-  it('signs a user in through the campus-sso page and serves the protected page with the uin', async () => {
+  it('signs a user in through the campus-sso page and serves the protected page with the uin; single logout ends it', async () => {
     const { page, context } = await openPage(world.browser, world.sso);
     try {
       await page.goto(protectedUrl);
@@ -147,11 +157,51 @@ CASSSOEnabled On
       await signIn(page, MEMBER);
       await page.waitForURL(protectedUrl);
       expect(await page.locator('#user').textContent()).toBe(`uin=${MEMBER.uin}`);
-      // Single sign-on: a second visit after forgetting the app's cookie needs no password.
-      await context.clearCookies({ domain: '127.0.0.1', path: '/protected' }).catch(() => undefined);
+      // Single sign-on: once the app forgets its own cookie, campus-sso gives it a new ticket, no password.
+      const appCookie = (cookie: { name: string }): boolean => cookie.name.startsWith('MOD_AUTH_CAS');
+      const kept = (await context.cookies()).filter((cookie) => !appCookie(cookie));
+      await context.clearCookies();
+      await context.addCookies(kept);
+      const casLogins: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(`${world.sso.baseUrl}/cas/login`)) casLogins.push(request.url());
+      });
       await page.goto(protectedUrl);
       await page.waitForURL(protectedUrl);
       expect(await page.locator('#user').textContent()).toBe(`uin=${MEMBER.uin}`);
+      expect(casLogins).toHaveLength(1);
+      // Single logout: signing out of campus-sso makes campus-sso post a logoutRequest that mod_auth_cas
+      // (CASSSOEnabled) honours by forgetting the session its cookie names.
+      const appCookies = async (): Promise<string> =>
+        (await context.cookies(protectedUrl))
+          .filter(appCookie)
+          .map((c) => `${c.name}=${c.value}`)
+          .join('; ');
+      const before = await fetch(protectedUrl, {
+        headers: { cookie: await appCookies() },
+        redirect: 'manual',
+      });
+      expect(before.status).toBe(200);
+      await before.body?.cancel();
+      await page.goto(`${world.sso.baseUrl}/cas/logout`);
+      await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const cookie = (await context.cookies(protectedUrl))
+          .filter(appCookie)
+          .map((c) => `${c.name}=${c.value}`);
+        const answer = await fetch(protectedUrl, {
+          headers: { cookie: cookie.join('; ') },
+          redirect: 'manual',
+        });
+        await answer.body?.cancel();
+        if (answer.status === 302) {
+          expect(answer.headers.get('location')).toContain(`${world.sso.baseUrl}/cas/login?service=`);
+          break;
+        }
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     } finally {
       await context.close();
     }
@@ -185,7 +235,7 @@ echo '<pre id="result">' . htmlspecialchars(json_encode(['user' => phpCAS::getUs
     );
     const php = startChild('/usr/bin/php', ['-S', `127.0.0.1:${port}`, '-t', root], root);
     scriptUrl = `http://127.0.0.1:${port}/index.php`;
-    await waitForListening(scriptUrl, php.log);
+    await waitForListening(scriptUrl, php);
     await registerCasApp('Timetable', '🗓️', [`http://127.0.0.1:${port}/`]);
   }, 60_000);
 
