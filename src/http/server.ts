@@ -125,6 +125,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
 
   await app.register(healthRoutes, { ctx, registry });
-  await registerAll(app, ctx, [accountRoutes, adminRoutes, oauth2Routes, casRoutes, brandingRoutes, webPages]);
+  await registerAll(app, ctx, [
+    accountRoutes,
+    adminRoutes,
+    oauth2Routes,
+    casRoutes,
+    brandingRoutes,
+    webPages,
+  ]);
   return app;
 }

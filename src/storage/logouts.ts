@@ -116,7 +116,9 @@ export class Logouts extends Repository implements LogoutRepository {
                 where status = 'pending' and next_attempt_at <= ${now} and lease_until <= ${now}
                 order by next_attempt_at
                 limit ${limit} ${lock})
-      returning sid, client_id, uin, attempts, first_attempt_at, kind, cas_service, cas_ticket`.execute(this.db);
+      returning sid, client_id, uin, attempts, first_attempt_at, kind, cas_service, cas_ticket`.execute(
+      this.db,
+    );
     return result.rows.map((row) => ({
       sid: row.sid,
       clientId: row.client_id,

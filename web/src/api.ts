@@ -286,8 +286,7 @@ export const api = {
         | 'listed'
         | 'homepage_url'
       >
-    > & { cas_services?: string[] } &
-      AppLogoutFields,
+    > & { cas_services?: string[] } & AppLogoutFields,
   ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
   rotateSecret: (clientId: string) =>
     call<{ client_id: string; client_secret: string }>(

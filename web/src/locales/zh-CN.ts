@@ -208,7 +208,8 @@ const zhCN: MessageSchema = {
     continueBody: '这是公用电脑，每登录一个应用都需要您确认。',
     continue: '继续登录{app}',
     unregisteredTitle: '该应用未登记',
-    unregisteredBody: '该应用要求返回的地址没有登记到校园统一登录，因此没有为您登录该应用。请告知该应用的管理员。',
+    unregisteredBody:
+      '该应用要求返回的地址没有登记到校园统一登录，因此没有为您登录该应用。请告知该应用的管理员。',
     missingService: '此登录链接没有指明要返回的应用。',
     renewNotice: '{app}要求您重新输入密码。',
   },
