@@ -19,6 +19,7 @@ import {
   freePort,
   openPage,
   signIn,
+  signInByApi,
   startWorld,
   stopWorld,
 } from './helpers.js';
@@ -305,6 +306,33 @@ describe('the CAS pages in a browser', () => {
       await page.route(`${service}**`, (route) => route.fulfill({ status: 200, body: 'app' }));
       await page.getByRole('button', { name: 'Continue to Moodle' }).click();
       await page.waitForURL(/ticket=ST-/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('registers a CAS-only app on #/admin, with help text and the URL rules of the server, and lists its service', async () => {
+    const { page, context } = await openPage(world.browser, world.sso);
+    try {
+      await signInByApi(page, ADMIN);
+      await page.goto('/#/admin');
+      await page.getByTestId('add-app').click();
+      const form = page.getByTestId('app-form');
+      await form.waitFor();
+      await form.getByLabel('Name', { exact: true }).fill('Moodle 2');
+      await form.getByLabel('Emoji', { exact: true }).fill('🎓');
+      const services = form.getByLabel('CAS service URLs', { exact: true });
+      await form.getByText('the address the app sends as its “service”').waitFor();
+      await services.fill('http://moodle2.example.edu/');
+      await form.getByRole('button', { name: 'Create', exact: true }).click();
+      await form.getByText('Line 1: Use https').waitFor();
+      await services.fill('https://moodle2.example.edu/login/index.php');
+      expect(await a11yViolations(page)).toEqual([]);
+      await form.getByRole('button', { name: 'Create', exact: true }).click();
+      const dialog = page.getByTestId('credentials-dialog');
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'I have saved the secret' }).click();
+      await page.getByText('CAS: https://moodle2.example.edu/login/index.php').waitFor();
     } finally {
       await context.close();
     }
