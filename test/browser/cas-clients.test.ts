@@ -333,6 +333,9 @@ describe('the CAS pages in a browser', () => {
       await dialog.waitFor();
       await dialog.getByRole('button', { name: 'I have saved the secret' }).click();
       await page.getByText('CAS: https://moodle2.example.edu/login/index.php').waitFor();
+      // Its single logouts are shown with the app, as back-channel logouts are.
+      const row = page.getByTestId('apps-table').getByRole('row').filter({ hasText: 'Moodle 2' });
+      expect(await row.getByTestId('logout-delivery').textContent()).toContain('No delivery yet');
     } finally {
       await context.close();
     }

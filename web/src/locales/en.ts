@@ -358,7 +358,7 @@ const en = {
     postLogoutUriLabel: 'Post-logout redirect URI {n}',
     backchannelUri: 'Back-channel logout URI',
     backchannelUriHint: 'Optional: campus-sso posts a logout token here when someone signs out of the app.',
-    delivery: 'Back-channel logout',
+    delivery: 'Sign-out notices to the app (back-channel and CAS single logout)',
     noDelivery: 'No delivery yet',
     lastAttempt: 'Last: {result}, {date}',
     delivered: 'delivered',

@@ -346,7 +346,7 @@ const zhCN: MessageSchema = {
     postLogoutUriLabel: '退出后重定向 URI {n}',
     backchannelUri: '后端通道退出 URI',
     backchannelUriHint: '可选：有人退出时，campus-sso 会向此地址发送退出令牌。',
-    delivery: '后端通道退出',
+    delivery: '通知应用退出（后端通道与 CAS 单点退出）',
     noDelivery: '尚未发送',
     lastAttempt: '最近：{result}，{date}',
     delivered: '已送达',
