@@ -154,7 +154,7 @@ CASSSOEnabled On
     try {
       await page.goto(protectedUrl);
       await page.waitForURL(`${world.sso.baseUrl}/#/cas?**`);
-      await page.getByText('Log in to continue to 📚 Library proxy.').waitFor();
+      await page.getByText('Sign in to 📚 Library proxy', { exact: true }).waitFor();
       await signIn(page, MEMBER);
       await page.waitForURL(protectedUrl);
       expect(await page.locator('#user').textContent()).toBe(`uin=${MEMBER.uin}`);

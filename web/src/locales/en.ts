@@ -207,6 +207,7 @@ const en = {
     mfaRequiredLink: 'Go to My account',
   },
   cas: {
+    signInTo: 'Sign in to {app}',
     services: 'CAS service URLs',
     servicesHint:
       'Only for apps that sign in with the CAS protocol instead of OAuth (Moodle, EZproxy, JumpServer, phpCAS, Apache mod_auth_cas): the address the app sends as its “service”, one per line, https (plain http only for localhost, 127.0.0.1 or [::1]). A longer address that continues one of these after a /, ? or # matches too. Up to 20.',

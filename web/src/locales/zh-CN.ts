@@ -198,6 +198,7 @@ const zhCN: MessageSchema = {
     mfaRequiredLink: '前往我的账号',
   },
   cas: {
+    signInTo: '登录到{app}',
     services: 'CAS 服务地址',
     servicesHint:
       '仅用于通过 CAS 协议（而非 OAuth）登录的应用（如 Moodle、EZproxy、JumpServer、phpCAS、Apache mod_auth_cas）：应用发送的“service”地址，每行一个，须为 https（仅 localhost、127.0.0.1 或 [::1] 可用 http）。在这些地址后以 /、? 或 # 接续的更长地址也算匹配。最多 20 个。',
