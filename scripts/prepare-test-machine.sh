@@ -4,6 +4,10 @@
 #   - Debian's chromium (the browser suites drive it through playwright-core) and the fonts-noto-cjk and
 #     fonts-noto-color-emoji fonts (legible Chinese and emoji in the screenshots): installed with apt-get when
 #     missing and this user may (root, or passwordless sudo).
+#   - Real CAS clients (the CAS suites sign in through them): Apache httpd with mod_auth_cas
+#     (apache2, libapache2-mod-auth-cas) and phpCAS (php-cli, php-cas, and php-xml: phpCAS reads the CAS
+#     answers with DOMDocument, which Debian's php-cas does not pull in), installed with apt-get the same way.
+#     The suites start their own httpd and `php -S` on free ports; the system's apache2 service is left alone.
 #   - PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): a local cluster that
 #     is installed but stopped is started with pg_ctlcluster, and the database is created when missing.
 # What it cannot do stops it at once, with one line that says what to install or start.
@@ -37,10 +41,23 @@ missing=()
 [ -x "$chromium" ] || missing+=(chromium)
 have_font fonts-noto-cjk 'Noto Sans CJK' || missing+=(fonts-noto-cjk)
 have_font fonts-noto-color-emoji 'Noto Color Emoji' || missing+=(fonts-noto-color-emoji)
+# A Debian package is installed (dpkg), or, on a machine without dpkg, the file it ships exists.
+have_package() {
+  if command -v dpkg-query >/dev/null; then
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+  else
+    [ -e "$2" ]
+  fi
+}
+have_package apache2 /usr/sbin/apache2 || missing+=(apache2)
+have_package libapache2-mod-auth-cas /usr/lib/apache2/modules/mod_auth_cas.so || missing+=(libapache2-mod-auth-cas)
+have_package php-cli /usr/bin/php || missing+=(php-cli)
+have_package php-cas /usr/share/php/CAS.php || missing+=(php-cas)
+have_package php-xml /etc/php/8.2/mods-available/dom.ini || missing+=(php-xml)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   command -v apt-get >/dev/null ||
-    stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one) and the Noto CJK and Noto Color Emoji fonts"
+    stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one), the Noto CJK and Noto Color Emoji fonts, Apache httpd with mod_auth_cas, and PHP with phpCAS"
   may_be_root ||
     stop "missing ${missing[*]}: run  sudo apt-get install -y ${missing[*]}  (this user is not root and has no passwordless sudo)"
   say "installing ${missing[*]} with apt-get (a minute or two)"
@@ -93,4 +110,4 @@ if ! problem=$(node scripts/test-database.mjs reachable); then
 fi
 node scripts/test-database.mjs create || stop "could not create the test database on $target (see above)"
 
-say "ready: $chromium, Noto CJK and emoji fonts, $target"
+say "ready: $chromium, Noto CJK and emoji fonts, Apache httpd with mod_auth_cas, PHP with phpCAS, $target"

@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 /** The `campus-sso` command (docs/interface.md#command-line). */
 import { ConfigError, loadConfig } from './config/config.js';
-import { appAdd, keys, migrate, serve, userAdd } from './cli/commands.js';
+import { appAdd, appList, keys, migrate, serve, userAdd } from './cli/commands.js';
 import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -38,6 +38,10 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'app':
+      if (sub === 'list') {
+        await appList(config, rest, out);
+        return 0;
+      }
       if (sub !== 'add') throw new UsageError(`unknown command "app ${sub ?? ''}"`.trim());
       await appAdd(config, rest, out);
       return 0;

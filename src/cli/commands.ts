@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { isSingleEmoji } from '../domain/emoji.js';
 import { passwordProblem } from '../domain/passwords.js';
+import { casServicesProblem } from '../cas/services.js';
 import { redirectUrisProblem } from '../domain/redirect-uris.js';
 import { isValidUin } from '../domain/users.js';
 import { startServer } from '../runtime.js';
@@ -83,21 +84,47 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
     name: { type: 'string' },
     emoji: { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
+    'cas-service': { type: 'string', multiple: true },
   });
   const name = values.name?.trim() ?? '';
   if (name.length < 1 || name.length > 64) throw new UsageError('--name must be 1 to 64 characters');
   if (!values.emoji || !isSingleEmoji(values.emoji))
     throw new UsageError('--emoji must be exactly one emoji');
   const redirectUris = values['redirect-uri'] ?? [];
-  const problem = redirectUrisProblem(redirectUris);
+  // docs/interface.md#cas-protocol: a CAS-only app needs no redirect URI.
+  const casServices = values['cas-service'] ?? [];
+  const casProblem = casServicesProblem(casServices);
+  if (casProblem) throw new UsageError(`--cas-service: ${casProblem}`);
+  const problem =
+    casServices.length > 0 && redirectUris.length === 0 ? undefined : redirectUrisProblem(redirectUris);
   if (problem) throw new UsageError(`--redirect-uri: ${problem}`);
   await withContext(config, async (ctx) => {
     const { app, clientSecret } = await ctx.apps.create({
       name,
       emoji: values.emoji as string,
       redirectUris,
+      casServices,
     });
     out(JSON.stringify({ client_id: app.clientId, client_secret: clientSecret }));
+  });
+}
+
+/** `app list`: one JSON line per app, newest first (no secret: only its hash is stored). */
+export async function appList(config: Config, args: string[], out: Output): Promise<void> {
+  if (args.length > 0) throw new UsageError(`app list takes no arguments, got "${args.join(' ')}"`);
+  await withContext(config, async (ctx) => {
+    for (const app of await ctx.store.apps.list()) {
+      out(
+        JSON.stringify({
+          client_id: app.clientId,
+          name: app.name,
+          emoji: app.emoji,
+          disabled: app.disabled,
+          redirect_uris: app.redirectUris,
+          cas_services: app.casServices ?? [],
+        }),
+      );
+    }
   });
 }
 

@@ -7,9 +7,13 @@ commands:
   migrate                                        apply database migrations and exit
   user add --uin N --group G --password-stdin    create a user (G: admin, member or user);
                                                  the password is read from standard input
-  app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...]
+  app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...] [--cas-service URL ...]
                                                  register an OAuth application; prints
-                                                 {"client_id","client_secret"} as JSON
+                                                 {"client_id","client_secret"} as JSON;
+                                                 --cas-service (repeatable) registers a CAS
+                                                 service URL (then --redirect-uri is optional)
+  app list                                       the apps, one JSON line each: client_id, name,
+                                                 emoji, disabled, redirect_uris, cas_services
   import-campux --sqlite FILE | --mongo-export DIR
                                                  import users, apps and running bans from the
                                                  previous system (its SQLite file, or the files

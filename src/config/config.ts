@@ -67,6 +67,8 @@ export interface Config {
   /** Seconds without a request after which a session ends (docs/interface.md#sessions-and-sign-out). */
   readonly sessionIdleTtl: number;
   readonly authorizationCodeTtl: number;
+  /** Seconds a CAS service ticket may wait for validation (docs/interface.md#cas-protocol). */
+  readonly casTicketTtl: number;
   readonly logLevel: LogLevel;
   /**
    * Which proxies' `X-Forwarded-For` entries to believe: `false` (none), a number of hops, or a list of proxy
@@ -316,6 +318,7 @@ export function loadConfig(env: Env): Config {
     sessionTtl: readInteger(env, 'SESSION_TTL', 7 * 24 * 3600, 60, 31_536_000),
     sessionIdleTtl: readInteger(env, 'SESSION_IDLE_TTL', 8 * 3600, 60, 31_536_000),
     authorizationCodeTtl: 600,
+    casTicketTtl: readInteger(env, 'CAS_TICKET_TTL', 10, 1, 300),
     logLevel: readLogLevel(env),
     trustProxy: readTrustProxy(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),

@@ -22,6 +22,7 @@ export function appView(app: AppRecord): AppView {
     },
     listed: app.listed ?? false,
     homepage_url: app.homepageUrl ?? null,
+    cas_services: app.casServices ?? [],
   };
 }
 
@@ -44,6 +45,7 @@ export interface NewApp {
   readonly backchannelLogoutUri?: string | null | undefined;
   readonly listed?: boolean;
   readonly homepageUrl?: string | null;
+  readonly casServices?: readonly string[];
 }
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
@@ -76,6 +78,7 @@ export class AppService {
         backchannelLogoutUri: input.backchannelLogoutUri ?? null,
         listed: input.listed ?? false,
         homepageUrl: input.homepageUrl ?? null,
+        casServices: [...(input.casServices ?? [])],
       };
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };

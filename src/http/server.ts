@@ -17,6 +17,7 @@ import { registerAll } from './route-plugin.js';
 import { accountRoutes } from './routes/account/index.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { brandingRoutes } from './routes/branding.js';
+import { casRoutes } from './routes/cas/index.js';
 import { healthRoutes } from './routes/health.js';
 import { oauth2Routes } from './routes/oauth2/index.js';
 import { webPages } from './routes/web-pages.js';
@@ -124,6 +125,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
 
   await app.register(healthRoutes, { ctx, registry });
-  await registerAll(app, ctx, [accountRoutes, adminRoutes, oauth2Routes, brandingRoutes, webPages]);
+  await registerAll(app, ctx, [
+    accountRoutes,
+    adminRoutes,
+    oauth2Routes,
+    casRoutes,
+    brandingRoutes,
+    webPages,
+  ]);
   return app;
 }

@@ -18,6 +18,7 @@ import {
   isAllowedDestination,
   isLoopbackUrl,
 } from './delivery-address.js';
+import { casLogoutPost } from '../cas/single-logout.js';
 import { signLogoutToken } from './logout-token.js';
 
 export interface DeliverySchedule {
@@ -148,21 +149,37 @@ export class LogoutDeliveryWorker {
     else this.log?.warn({ ...fields, status: outcome.status }, 'back-channel logout not delivered');
   }
 
-  private async send(ctx: AppContext, delivery: LogoutDelivery): Promise<LogoutDeliveryOutcome> {
+  /** The POST of this delivery's kind: a back-channel logout_token, or a CAS logoutRequest. */
+  private async request(
+    ctx: AppContext,
+    delivery: LogoutDelivery,
+  ): Promise<{ url: string; body: string } | { unsendable: string }> {
+    // docs/interface.md#cas-protocol: CAS single logouts share this queue.
+    if (delivery.kind === 'cas') return casLogoutPost(ctx, delivery);
     const app = await ctx.store.apps.find(delivery.clientId);
-    if (!app?.backchannelLogoutUri) return { status: 'failed', result: 'no back-channel logout URI' };
+    if (!app?.backchannelLogoutUri) return { unsendable: 'no back-channel logout URI' };
+    const logoutToken = await signLogoutToken(ctx, {
+      clientId: delivery.clientId,
+      uin: delivery.uin,
+      sid: delivery.sid,
+      issuedAt: ctx.clock.now(),
+    });
+    return {
+      url: app.backchannelLogoutUri,
+      body: new URLSearchParams({ logout_token: logoutToken }).toString(),
+    };
+  }
+
+  private async send(ctx: AppContext, delivery: LogoutDelivery): Promise<LogoutDeliveryOutcome> {
     let result: string;
     try {
-      const logoutToken = await signLogoutToken(ctx, {
-        clientId: delivery.clientId,
-        uin: delivery.uin,
-        sid: delivery.sid,
-        issuedAt: ctx.clock.now(),
-      });
+      const post = await this.request(ctx, delivery);
+      if ('unsendable' in post) return { status: 'failed', result: post.unsendable };
       // Back-Channel Logout 1.0 §2.5: an HTTP POST of `logout_token` as a form; redirects are not followed.
+      // CAS 3.0 appendix C: the same, with `logoutRequest`.
       const status = await postForm(
-        app.backchannelLogoutUri,
-        new URLSearchParams({ logout_token: logoutToken }).toString(),
+        post.url,
+        post.body,
         this.schedule.timeoutMs,
         isLoopbackUrl(ctx.config.baseUrl),
       );

@@ -79,6 +79,8 @@ export const AUDIT_ACTIONS = [
   'second_factors_removed_by_admin',
   'session_ended',
   'user_signed_out_by_admin',
+  'cas_ticket_issued',
+  'cas_ticket_validated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

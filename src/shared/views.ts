@@ -64,6 +64,20 @@ export interface AppView {
   readonly listed: boolean;
   /** Where its launcher tile leads; null: the origin of its first redirect URI. */
   readonly homepage_url: string | null;
+  /** docs/interface.md#cas-protocol: the CAS service URLs registered for it. */
+  readonly cas_services: readonly string[];
+}
+
+/** What the CAS sign-in page shows of the app a service belongs to (`GET /v1/cas/service-info`). */
+export interface CasServiceInfoView {
+  readonly name: string;
+  readonly emoji: string;
+  /** The service's host, so two apps of the same name are told apart. */
+  readonly host: string;
+  /** Said only when false: the signed-in user is outside the app's allowed groups, disabled or expired. */
+  readonly allowed?: false;
+  /** A shared-computer session: the user confirms each app. */
+  readonly shared_computer: boolean;
 }
 
 /** A browser session of the signed-in user (`GET /v1/account/sessions`). */

@@ -41,6 +41,7 @@ export function toApp(row: AppRow): AppRecord {
         : { at: Number(row.backchannel_logout_last_at), result: row.backchannel_logout_last_result },
     listed: row.listed === 1,
     homepageUrl: row.homepage_url,
+    casServices: parseList(row.cas_services),
   };
 }
 
@@ -61,6 +62,7 @@ function appRow(app: AppRecord): AppRow {
     backchannel_logout_last_result: app.backchannelLogoutLast?.result ?? null,
     listed: bit(app.listed ?? false),
     homepage_url: app.homepageUrl ?? null,
+    cas_services: JSON.stringify(app.casServices ?? []),
   };
 }
 
@@ -152,6 +154,7 @@ export class Apps extends Repository implements AppRepository {
     if (changes.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = changes.backchannelLogoutUri;
     if (changes.listed !== undefined) set.listed = bit(changes.listed);
     if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
+    if (changes.casServices !== undefined) set.cas_services = JSON.stringify(changes.casServices);
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
     return writeOneDurably(this.connection, query);
@@ -166,6 +169,7 @@ export class Apps extends Repository implements AppRepository {
       'consents',
       'session_apps',
       'logout_deliveries',
+      'cas_tickets',
       'apps',
     ] as const;
     const changes = await writeDurably(

@@ -5,6 +5,7 @@
  * any instance's delivery worker claims and sends them (src/oauth/logout-delivery.ts).
  */
 import { type Kysely, sql } from 'kysely';
+import { queueCasLogouts } from './cas-tickets.js';
 import { Repository } from './connection.js';
 import type { Connection } from './connection.js';
 import type { Database } from './schema.js';
@@ -48,7 +49,9 @@ export async function queueLogouts(trx: Kysely<Database>, sids: readonly string[
     .onConflict((oc) => oc.columns(['sid', 'client_id']).doNothing())
     .executeTakeFirst();
   await trx.deleteFrom('session_apps').where('sid', 'in', sids).execute();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+  // The same queue carries CAS single logouts (docs/interface.md#cas-protocol).
+  const cas = await queueCasLogouts(trx, sids);
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) + cas;
 }
 
 interface ClaimedRow {
@@ -57,6 +60,9 @@ interface ClaimedRow {
   uin: number | string;
   attempts: number | string;
   first_attempt_at: number | string | null;
+  kind: string;
+  cas_service: string | null;
+  cas_ticket: string | null;
 }
 
 export class Logouts extends Repository implements LogoutRepository {
@@ -110,13 +116,18 @@ export class Logouts extends Repository implements LogoutRepository {
                 where status = 'pending' and next_attempt_at <= ${now} and lease_until <= ${now}
                 order by next_attempt_at
                 limit ${limit} ${lock})
-      returning sid, client_id, uin, attempts, first_attempt_at`.execute(this.db);
+      returning sid, client_id, uin, attempts, first_attempt_at, kind, cas_service, cas_ticket`.execute(
+      this.db,
+    );
     return result.rows.map((row) => ({
       sid: row.sid,
       clientId: row.client_id,
       uin: Number(row.uin),
       attempts: Number(row.attempts),
       firstAttemptAt: row.first_attempt_at === null ? null : Number(row.first_attempt_at),
+      kind: row.kind === 'cas' ? 'cas' : 'backchannel',
+      casService: row.cas_service,
+      casTicket: row.cas_ticket,
     }));
   }
 

@@ -78,6 +78,8 @@ export interface AppRecord {
   readonly listed?: boolean;
   /** Where the app's launcher tile leads (absent or null: the origin of its first redirect URI). */
   readonly homepageUrl?: string | null;
+  /** docs/interface.md#cas-protocol: the CAS service URLs registered for it, canonical (absent: none). */
+  readonly casServices?: readonly string[];
 }
 
 /**
@@ -313,4 +315,24 @@ export interface AuditQuery {
   /** Only events older than this position in the (at, id) order (keyset pagination). */
   readonly before?: { readonly at: number; readonly id: string } | undefined;
   readonly limit: number;
+}
+
+/** A CAS service ticket (docs/interface.md#cas-protocol): stored under its SHA-256 digest only. */
+export interface CasTicketRecord {
+  readonly ticketHash: string;
+  readonly clientId: string;
+  /** The service URL it was issued for, exactly as asked (canonical). */
+  readonly service: string;
+  readonly uin: number;
+  /** The session it was issued in: ending that session voids it, or (validated) sends its single logout. */
+  readonly sid: string;
+  /** Issued right after the password was typed (CAS 3.0 `isFromNewLogin`, `renew`). */
+  readonly fromNewLogin: boolean;
+  /** When the user signed in (the session's start). */
+  readonly authTime: number;
+  /** How the user signed in (RFC 8176). */
+  readonly amr: readonly string[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly usedAt: number | null;
 }

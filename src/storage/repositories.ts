@@ -9,6 +9,7 @@ import type {
   AuditEventRecord,
   AuditQuery,
   AuthorizationCodeRecord,
+  CasTicketRecord,
   ClientRecord,
   ConsentRecord,
   ConsentWithApp,
@@ -91,6 +92,7 @@ export interface AppRepository {
         | 'allowedGroups'
         | 'listed'
         | 'homepageUrl'
+        | 'casServices'
       >
     >,
   ): Promise<boolean>;
@@ -122,13 +124,20 @@ export interface SessionRepository {
   deleteForUser(uin: number, keepIdHash?: string): Promise<number>;
 }
 
-/** A back-channel logout to send: the ended session's sid, the app, and the user. */
+/**
+ * A logout to send: the ended session's sid, the app, and the user. Two kinds share the queue: an OpenID
+ * Connect back-channel `logout_token`, and a CAS `logoutRequest` (its row keyed by `cas:` and the ticket's
+ * digest in place of the sid, one per validated ticket), posted to `casService` with the sealed ticket.
+ */
 export interface LogoutDelivery {
   readonly sid: string;
   readonly clientId: string;
   readonly uin: number;
   readonly attempts: number;
   readonly firstAttemptAt: number | null;
+  readonly kind?: 'backchannel' | 'cas';
+  readonly casService?: string | null;
+  readonly casTicket?: string | null;
 }
 
 /** The outcome of one delivery attempt. */
@@ -303,5 +312,25 @@ export interface PendingSignInRepository {
   fail(idHash: string): Promise<number | undefined>;
   /** Ends it; answers false when it had ended already (so only one request completes it). */
   delete(idHash: string): Promise<boolean>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+/** CAS service tickets (docs/interface.md#cas-protocol). */
+export interface CasTicketRepository {
+  insert(ticket: CasTicketRecord): Promise<void>;
+  /**
+   * Marks the ticket used and answers it, in one statement: of concurrent redemptions exactly one gets it
+   * (CAS 3.0 §3.1.1: a ticket is good for one validation attempt, whatever its outcome). Undefined when
+   * unknown or used already; expiry is the caller's check.
+   */
+  redeem(ticketHash: string, now: number): Promise<CasTicketRecord | undefined>;
+  /**
+   * Records a successful validation with the sealed ticket (its single logout's SessionIndex), only while
+   * its session lives; answers false when the session ended meanwhile.
+   */
+  recordValidation(ticketHash: string, sid: string, sealedTicket: string, now: number): Promise<boolean>;
+  /** Whether the session already received a ticket marked `fromNewLogin` (a sign-in counts once). */
+  hasNewLoginTicket(sid: string): Promise<boolean>;
+  /** Forgets unvalidated tickets past their expiry and tickets of sessions that are gone. */
   purgeExpired(now: number): Promise<number>;
 }

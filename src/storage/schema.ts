@@ -38,6 +38,8 @@ export interface AppsTable {
   /** 0006-app-launcher: shown to everyone in the launcher (0/1), and where its tile leads. */
   listed: number;
   homepage_url: string | null;
+  /** 0012-cas: JSON array of canonical CAS service URLs. */
+  cas_services: string;
 }
 
 export interface SessionsTable {
@@ -212,6 +214,28 @@ export interface LogoutDeliveriesTable {
   first_attempt_at: number | null;
   last_attempt_at: number | null;
   last_result: string | null;
+  /** 0012-cas: `backchannel` (a logout_token) or `cas` (a logoutRequest to `cas_service`). */
+  kind: string;
+  cas_service: string | null;
+  /** The validated service ticket, sealed under the key-encryption key (its SessionIndex). */
+  cas_ticket: string | null;
+}
+
+/** A CAS service ticket (docs/interface.md#cas-protocol), stored as its SHA-256 digest. */
+export interface CasTicketsTable {
+  ticket_hash: string;
+  client_id: string;
+  service: string;
+  uin: number;
+  sid: string;
+  from_new_login: number;
+  auth_time: number;
+  amr: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  validated_at: number | null;
+  sealed_ticket: string | null;
 }
 
 /** When a user last signed in with the password and a second factor (docs/security.md#second-factors). */
@@ -240,4 +264,5 @@ export interface Database {
   session_apps: SessionAppsTable;
   logout_deliveries: LogoutDeliveriesTable;
   second_factor_sign_ins: SecondFactorSignInsTable;
+  cas_tickets: CasTicketsTable;
 }

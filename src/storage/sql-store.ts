@@ -6,6 +6,7 @@
 import { Migrator, sql } from 'kysely';
 import { Apps } from './apps.js';
 import { AuditEvents } from './audit.js';
+import { CasTickets } from './cas-tickets.js';
 import { Codes } from './codes.js';
 import type { Connection } from './connection.js';
 import { Consents } from './consents.js';
@@ -44,6 +45,7 @@ export class SqlStore implements Store {
   readonly resetCodes: ResetCodes;
   readonly audit: AuditEvents;
   readonly logouts: Logouts;
+  readonly casTickets: CasTickets;
 
   constructor(
     private readonly connection: Connection,
@@ -67,6 +69,7 @@ export class SqlStore implements Store {
     this.resetCodes = new ResetCodes(connection);
     this.audit = new AuditEvents(connection);
     this.logouts = new Logouts(connection, logoutsQueued);
+    this.casTickets = new CasTickets(connection);
   }
 
   async migrate(): Promise<string[]> {
@@ -125,6 +128,7 @@ export class SqlStore implements Store {
     const auditEvents =
       auditRetentionDays === undefined ? 0 : await this.audit.purgeBefore(now - auditRetentionDays * DAY_MS);
     const logoutDeliveries = await this.logouts.purgeExpired(now);
+    await this.casTickets.purgeExpired(now);
     return {
       codes,
       accessTokens,

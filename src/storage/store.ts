@@ -10,6 +10,7 @@ import type { PurgeReport } from './records.js';
 import type {
   AppRepository,
   AuditRepository,
+  CasTicketRepository,
   CodeRepository,
   ConsentRepository,
   LogoutRepository,
@@ -43,6 +44,7 @@ export interface Store {
   readonly resetCodes: ResetCodeRepository;
   readonly audit: AuditRepository;
   readonly logouts: LogoutRepository;
+  readonly casTickets: CasTicketRepository;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
   /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */

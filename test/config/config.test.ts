@@ -45,6 +45,13 @@ describe('loadConfig', () => {
       });
     });
 
+    it('gives CAS service tickets 10 s (CAS_TICKET_TTL), 1 to 300', () => {
+      expect(loadConfig({}).casTicketTtl).toBe(10);
+      expect(loadConfig({ CAS_TICKET_TTL: '30' }).casTicketTtl).toBe(30);
+      expect(() => loadConfig({ CAS_TICKET_TTL: '0' })).toThrow(/CAS_TICKET_TTL/);
+      expect(() => loadConfig({ CAS_TICKET_TTL: '301' })).toThrow(/CAS_TICKET_TTL/);
+    });
+
     it('logs at info and does not trust a proxy', () => {
       expect(loadConfig({})).toMatchObject({ logLevel: 'info', trustProxy: false });
     });

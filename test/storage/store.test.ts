@@ -63,6 +63,7 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     backchannelLogoutLast: null,
     listed: false,
     homepageUrl: null,
+    casServices: [],
     ...overrides,
   };
 }
@@ -380,6 +381,7 @@ describeEachDatabase('Store', (database) => {
           allowRefreshTokens: false,
           listed: true,
           homepageUrl: 'https://library.example.edu/',
+          casServices: ['https://library.example.edu/portal', 'http://127.0.0.1:8000/'],
         });
         expect(await store.apps.insert(record)).toBe(true);
         expect(await store.apps.find('7RYtLq8VA45Fiprc')).toEqual(record);

@@ -12,6 +12,7 @@ import type {
   AuditEventView,
   AppInfoView,
   AppView,
+  CasServiceInfoView,
   ConsentView,
   MeView,
   PasskeyView,
@@ -38,6 +39,7 @@ export type {
   AppInfoView,
   AppView,
   AuditEventView,
+  CasServiceInfoView,
   ConsentView,
   MeView,
   SessionView,
@@ -251,6 +253,12 @@ export const api = {
       ...(remembered && { remembered }),
     }),
 
+  // CAS sign-in (docs/interface.md#cas-protocol)
+  casServiceInfo: (service: string) =>
+    call<CasServiceInfoView>('GET', `/v1/cas/service-info${query({ service })}`),
+  casTicket: (service: string, renew: boolean) =>
+    call<{ redirect_to: string }>('POST', '/v1/cas/ticket', { service, ...(renew && { renew }) }),
+
   // Admin: applications
   listApps: () => call<{ apps: AppView[] }>('GET', '/v1/admin/apps'),
   createApp: (
@@ -261,6 +269,7 @@ export const api = {
       allowed_groups?: string[];
       listed?: boolean;
       homepage_url?: string | null;
+      cas_services?: string[];
     } & AppLogoutFields,
   ) => call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
@@ -277,8 +286,7 @@ export const api = {
         | 'listed'
         | 'homepage_url'
       >
-    > &
-      AppLogoutFields,
+    > & { cas_services?: string[] } & AppLogoutFields,
   ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
   rotateSecret: (clientId: string) =>
     call<{ client_id: string; client_secret: string }>(

@@ -20,6 +20,13 @@ export const router = createRouter({
   routes: [
     { path: '/', name: 'home', component: HomePage, meta: { titleKey: 'titles.home' } },
     { path: '/auth', name: 'auth', component: AuthPage, meta: { titleKey: 'titles.signIn' } },
+    // docs/interface.md#cas-protocol: where /cas/login sends a browser that must sign in first.
+    {
+      path: '/cas',
+      name: 'cas',
+      component: () => import('./pages/CasPage.vue'),
+      meta: { titleKey: 'titles.signIn' },
+    },
     {
       path: '/account',
       name: 'account',

@@ -8,6 +8,7 @@ import { sessionsLogout } from './0003-sessions-logout.js';
 import { appLauncher } from './0006-app-launcher.js';
 import { sharedPendingSignIns } from './0007-shared-pending-sign-ins.js';
 import { secondFactorTrust } from './0009-second-factor-trust.js';
+import { cas } from './0012-cas.js';
 
 /**
  * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
@@ -24,6 +25,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-app-launcher': appLauncher,
   '0007-shared-pending-sign-ins': sharedPendingSignIns,
   '0009-second-factor-trust': secondFactorTrust,
+  '0012-cas': cas,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -208,6 +208,23 @@ const en = {
       'Administrators must protect their account with a passkey or an authenticator app. Add one on My account, then come back.',
     mfaRequiredLink: 'Go to My account',
   },
+  cas: {
+    signInTo: 'Sign in to {app}',
+    services: 'CAS service URLs',
+    servicesHint:
+      'Only for apps that sign in with the CAS protocol instead of OAuth (Moodle, EZproxy, JumpServer, phpCAS, Apache mod_auth_cas): the address the app sends as its “service”, one per line, https (plain http only for localhost, 127.0.0.1 or [::1]). A longer address that continues one of these after a /, ? or # matches too. Up to 20.',
+    servicesTooMany: 'At most 20 CAS service URLs.',
+    serviceProblem: 'Line {n}: {problem}',
+    listLabel: 'CAS',
+    continueTitle: 'Continue to {app}?',
+    continueBody: 'This is a shared computer, so you confirm each app you sign in to.',
+    continue: 'Continue to {app}',
+    unregisteredTitle: 'This app is not registered',
+    unregisteredBody:
+      'The address this app asked to return to is not registered for campus sign-in, so you are not signed in to it. Tell the app’s administrator.',
+    missingService: 'This sign-in link names no app to return to.',
+    renewNotice: '{app} asks you to enter your password again.',
+  },
   apps: {
     add: 'Add application',
     empty: 'No application yet.',
@@ -344,7 +361,7 @@ const en = {
     postLogoutUriLabel: 'Post-logout redirect URI {n}',
     backchannelUri: 'Back-channel logout URI',
     backchannelUriHint: 'Optional: campus-sso posts a logout token here when someone signs out of the app.',
-    delivery: 'Back-channel logout',
+    delivery: 'Sign-out notices to the app (back-channel and CAS single logout)',
     noDelivery: 'No delivery yet',
     lastAttempt: 'Last: {result}, {date}',
     delivered: 'delivered',
@@ -561,6 +578,8 @@ const en = {
       recovery_codes_regenerated: 'Recovery codes renewed',
       second_factors_removed_by_admin: 'Second factors removed by an admin',
       session_ended: 'Session signed out',
+      cas_ticket_issued: 'CAS ticket issued',
+      cas_ticket_validated: 'CAS ticket validated',
       user_signed_out_by_admin: 'Signed out everywhere by an admin',
     },
     outcomes: {

@@ -199,6 +199,23 @@ const zhCN: MessageSchema = {
     mfaRequiredBody: '管理员必须用通行密钥或身份验证器应用保护账号。请在“我的账号”中添加，然后再回来。',
     mfaRequiredLink: '前往我的账号',
   },
+  cas: {
+    signInTo: '登录到{app}',
+    services: 'CAS 服务地址',
+    servicesHint:
+      '仅用于通过 CAS 协议（而非 OAuth）登录的应用（如 Moodle、EZproxy、JumpServer、phpCAS、Apache mod_auth_cas）：应用发送的“service”地址，每行一个，须为 https（仅 localhost、127.0.0.1 或 [::1] 可用 http）。在这些地址后以 /、? 或 # 接续的更长地址也算匹配。最多 20 个。',
+    servicesTooMany: '最多 20 个 CAS 服务地址。',
+    serviceProblem: '第 {n} 行：{problem}',
+    listLabel: 'CAS',
+    continueTitle: '继续登录{app}？',
+    continueBody: '这是公用电脑，每登录一个应用都需要您确认。',
+    continue: '继续登录{app}',
+    unregisteredTitle: '该应用未登记',
+    unregisteredBody:
+      '该应用要求返回的地址没有登记到校园统一登录，因此没有为您登录该应用。请告知该应用的管理员。',
+    missingService: '此登录链接没有指明要返回的应用。',
+    renewNotice: '{app}要求您重新输入密码。',
+  },
   apps: {
     add: '添加应用',
     empty: '还没有应用。',
@@ -332,7 +349,7 @@ const zhCN: MessageSchema = {
     postLogoutUriLabel: '退出后重定向 URI {n}',
     backchannelUri: '后端通道退出 URI',
     backchannelUriHint: '可选：有人退出时，campus-sso 会向此地址发送退出令牌。',
-    delivery: '后端通道退出',
+    delivery: '通知应用退出（后端通道与 CAS 单点退出）',
     noDelivery: '尚未发送',
     lastAttempt: '最近：{result}，{date}',
     delivered: '已送达',
@@ -543,6 +560,8 @@ const zhCN: MessageSchema = {
       recovery_codes_regenerated: '重新生成恢复码',
       second_factors_removed_by_admin: '管理员移除两步验证',
       session_ended: '退出一个会话',
+      cas_ticket_issued: '签发 CAS 票据',
+      cas_ticket_validated: '验证 CAS 票据',
       user_signed_out_by_admin: '管理员使其在所有设备上退出',
     },
     outcomes: {

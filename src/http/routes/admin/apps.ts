@@ -10,6 +10,7 @@ import {
   redirectUriProblem,
   redirectUrisProblem,
 } from '../../../domain/redirect-uris.js';
+import { casServicesProblem } from '../../../cas/services.js';
 import type { AppView } from '../../../shared/views.js';
 import type { AppRecord } from '../../../storage/store.js';
 import { badRequest, notFound } from '../../api-error.js';
@@ -43,10 +44,17 @@ function checkedHomepageUrl(url: string | null): string | null {
   return url.trim();
 }
 
-function checkedRedirectUris(uris: readonly string[]): string[] {
-  const problem = redirectUrisProblem(uris);
+/** A CAS-only app (docs/interface.md#cas-protocol) may register no redirect URI. */
+function checkedRedirectUris(uris: readonly string[], casOnly = false): string[] {
+  const problem = casOnly && uris.length === 0 ? undefined : redirectUrisProblem(uris);
   if (problem) throw badRequest(problem);
   return [...uris];
+}
+
+function checkedCasServices(urls: readonly string[]): string[] {
+  const problem = casServicesProblem(urls);
+  if (problem) throw badRequest(problem);
+  return [...urls];
 }
 
 function checkedPostLogoutRedirectUris(uris: readonly string[]): string[] {
@@ -80,13 +88,16 @@ const APP_SETTINGS = {
   ...LOGOUT_FIELDS,
   listed: Type.Optional(Type.Boolean()),
   homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  // docs/interface.md#cas-protocol: the app's CAS service URLs.
+  cas_services: Type.Optional(Type.Array(Type.String())),
 };
 
 const NewAppBody = Type.Object(
   {
     name: Type.String(),
     emoji: Type.String(),
-    redirect_uris: Type.Array(Type.String()),
+    // Optional only for an app that registers CAS services instead.
+    redirect_uris: Type.Optional(Type.Array(Type.String())),
     ...APP_SETTINGS,
   },
   { additionalProperties: false },
@@ -147,11 +158,14 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       backchannel_logout_uri,
       listed,
       homepage_url,
+      cas_services,
     } = request.body;
+    const casServices = checkedCasServices(cas_services ?? []);
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
-      redirectUris: checkedRedirectUris(redirect_uris),
+      redirectUris: checkedRedirectUris(redirect_uris ?? [], casServices.length > 0),
+      casServices,
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
       postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
       backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
@@ -176,7 +190,13 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       const changes: AppChanges = {
         ...(body.name !== undefined && { name: checkedName(body.name) }),
         ...(body.emoji !== undefined && { emoji: checkedEmoji(body.emoji) }),
-        ...(body.redirect_uris !== undefined && { redirectUris: checkedRedirectUris(body.redirect_uris) }),
+        ...(body.redirect_uris !== undefined && {
+          redirectUris: checkedRedirectUris(
+            body.redirect_uris,
+            (body.cas_services ?? (await findApp(clientId)).casServices ?? []).length > 0,
+          ),
+        }),
+        ...(body.cas_services !== undefined && { casServices: checkedCasServices(body.cas_services) }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
         ...(body.allowed_groups !== undefined && {
@@ -195,7 +215,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (Object.keys(changes).length === 0) {
         throw badRequest(
           'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
-            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url',
+            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
