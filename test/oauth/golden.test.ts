@@ -134,7 +134,8 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
       expect(await golden(response)).toEqual({
         status: 400,
         headers: { 'content-type': JSON_TYPE, ...NO_STORE },
-        body: '{"error":"unsupported_grant_type","error_description":"grant_type \\"password\\" is not supported"}',
+        // RFC 6749 §5.2: error_description may not carry `"` (docs/security.md); the words are unchanged.
+        body: `{"error":"unsupported_grant_type","error_description":"grant_type 'password' is not supported"}`,
       });
     });
 

@@ -9,7 +9,13 @@ import { groupsAllow } from '../../shared/people.js';
 import { credentialKey, newCredential } from '../credentials.js';
 import { appendParameters } from '../../domain/redirect-uris.js';
 import type { AppRecord, ConsentRecord, SessionRecord, UserRecord } from '../../storage/store.js';
-import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.js';
+import {
+  AccessDenied,
+  ConsentRequired,
+  errorDescription,
+  LoginRequired,
+  type OAuthError,
+} from '../errors.js';
 import { asksForNoPrompt } from './check-prompt.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
 import { RedirectableAuthorizationError, validateAuthorizationRequest } from './validate.js';
@@ -35,7 +41,7 @@ const FRESH_SIGN_IN_MS = 5 * 60_000;
 export function errorRedirect(ctx: AppContext, redirect: VerifiedRedirect, error: OAuthError): string {
   return appendParameters(redirect.redirectUri, {
     error: error.error,
-    error_description: error.description,
+    error_description: errorDescription(error.description),
     state: redirect.state,
     iss: ctx.config.issuer,
   });
