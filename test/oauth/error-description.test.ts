@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { render } from '../../src/http/responses.js';
-import { errorRedirect } from '../../src/oauth/authorization/authorize.js';
+import { errorResponse, responseUrl } from '../../src/oauth/authorization/response.js';
 import * as errors from '../../src/oauth/errors.js';
 import { describeOnDatabases } from '../helpers/fixture.js';
 import { json } from '../helpers/http.js';
@@ -30,7 +30,7 @@ const anyText = fc.oneof(
 );
 
 const ctx = { config: { issuer: 'https://sso.example.edu' } } as unknown as AppContext;
-const redirect = { redirectUri: 'https://app.example.edu/cb?x=1', state: 's' } as const;
+const redirect = { redirectUri: 'https://app.example.edu/cb?x=1', state: 's', responseMode: 'query' } as const;
 
 describe('error_description', () => {
   it('covers every error class of src/oauth/errors.ts', () => {
@@ -54,7 +54,7 @@ describe('error_description', () => {
     fc.assert(
       fc.property(fc.constantFrom(...ERROR_CLASSES), anyText, (ErrorClass, text) => {
         const error = new ErrorClass(text, ...([] as never[]));
-        const url = new URL(errorRedirect(ctx, redirect as never, error));
+        const url = new URL(responseUrl(errorResponse(ctx, redirect as never, error)));
         expect(url.searchParams.get('error_description')).toMatch(RFC_6749_DESCRIPTION);
       }),
       { numRuns: 400 },

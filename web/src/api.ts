@@ -68,6 +68,7 @@ export interface AuthorizationParams {
   redirect_uri: string;
   state?: string;
   response_type?: string;
+  response_mode?: string;
   scope?: string;
   nonce?: string;
   code_challenge?: string;
