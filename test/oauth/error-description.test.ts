@@ -30,7 +30,11 @@ const anyText = fc.oneof(
 );
 
 const ctx = { config: { issuer: 'https://sso.example.edu' } } as unknown as AppContext;
-const redirect = { redirectUri: 'https://app.example.edu/cb?x=1', state: 's', responseMode: 'query' } as const;
+const redirect = {
+  redirectUri: 'https://app.example.edu/cb?x=1',
+  state: 's',
+  responseMode: 'query',
+} as const;
 
 describe('error_description', () => {
   it('covers every error class of src/oauth/errors.ts', () => {
