@@ -5,7 +5,13 @@
  * Handlers return data or throw a typed error (`OAuthError`, `ApiError`); they never build error JSON.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InsufficientScope, InvalidClientOrRedirect, InvalidToken, OAuthError } from '../oauth/errors.js';
+import {
+  errorDescription,
+  InsufficientScope,
+  InvalidClientOrRedirect,
+  InvalidToken,
+  OAuthError,
+} from '../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../oauth/tokens.js';
 import { EnvelopeCode } from '../shared/envelope.js';
 import { isDatabaseUnavailable } from '../storage/database-errors.js';
@@ -79,7 +85,10 @@ function renderOAuthError(error: OAuthError, style: ErrorStyle): Rendered {
   // RFC 6749 §5.1: answers carrying tokens or token errors must not be cached.
   Object.assign(headers, NO_STORE_HEADERS);
   if (style === 'oauth') {
-    const body: Record<string, string> = { error: error.error, error_description: error.description };
+    const body: Record<string, string> = {
+      error: error.error,
+      error_description: errorDescription(error.description),
+    };
     // RFC 6749 §5.2 permits 401 only for invalid_client; without Basic auth the RFC lets us answer 400 or 401.
     return { status: error.status, body, headers };
   }
@@ -173,7 +182,7 @@ export function render(error: unknown, style: ErrorStyle): Rendered {
   if (style === 'oauth') {
     return {
       status,
-      body: { error: rfcCode, error_description: message },
+      body: { error: rfcCode, error_description: errorDescription(message) },
       headers: { ...NO_STORE_HEADERS },
     };
   }

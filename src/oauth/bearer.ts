@@ -19,7 +19,8 @@ export function bearerToken(authorization: string | undefined): string {
   if (authorization === undefined)
     throw new InvalidToken('the Authorization: Bearer header is missing', true);
   const match = BEARER.exec(authorization);
-  if (!match?.[1]) throw new InvalidToken('the Authorization header is not "Bearer <access_token>"', true);
+  if (!match?.[1])
+    throw new InvalidToken('the Authorization header is not Bearer followed by an access token', true);
   return match[1];
 }
 

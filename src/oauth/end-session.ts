@@ -5,6 +5,7 @@
 import { compactVerify, createLocalJWKSet, type JWK } from 'jose';
 import type { AppContext } from '../app-context.js';
 import { appendParameters } from '../domain/redirect-uris.js';
+import type { LogoutRefusal } from '../shared/pages.js';
 import { publicJwks } from './signing-keys.js';
 
 /** The logout request's parameters (RP-Initiated Logout 1.0 §2), not yet validated. */
@@ -73,4 +74,28 @@ export async function postLogoutRedirect(
   const app = await ctx.store.apps.find(clientId);
   if (!app || app.disabled || !app.postLogoutRedirectUris.includes(uri)) return undefined;
   return appendParameters(uri, { state: params.state === '' ? undefined : params.state });
+}
+
+/**
+ * Whether the logout request must be refused rather than carried out (docs/security.md): the user is neither
+ * signed out nor sent anywhere, and the page says why. RP-Initiated Logout 1.0 §2: an id_token_hint that was
+ * sent must be one this OP issued, and when client_id is sent too it "MUST" match the hint's audience; §3: a
+ * post_logout_redirect_uri that was sent must be registered for the app, exactly. Signing out silently and
+ * dropping the URI would let anyone who holds an id_token sign the user out while the app believes it is
+ * being answered.
+ */
+export async function endSessionRefusal(
+  ctx: AppContext,
+  params: EndSessionParams,
+  hint: IdTokenHint | undefined,
+): Promise<LogoutRefusal | undefined> {
+  if (params.id_token_hint !== undefined && params.id_token_hint !== '' && hint === undefined) {
+    return 'invalid_id_token_hint';
+  }
+  const clientId = params.client_id === '' ? undefined : params.client_id;
+  if (clientId !== undefined && hint !== undefined && hint.clientId !== clientId) return 'client_mismatch';
+  if (params.post_logout_redirect_uri === undefined || params.post_logout_redirect_uri === '')
+    return undefined;
+  const redirect = await postLogoutRedirect(ctx, askingClientId(params, hint), params);
+  return redirect === undefined ? 'unregistered_post_logout_redirect_uri' : undefined;
 }

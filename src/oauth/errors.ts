@@ -26,6 +26,23 @@ export type OAuthErrorCode =
   | 'request_not_supported'
   | 'request_uri_not_supported';
 
+/**
+ * RFC 6749 §4.1.2.1, §4.2.2.1 and §5.2: `error_description` is limited to %x20-21 / %x23-5B / %x5D-7E, so no
+ * `"`, no backslash, no control or non-ASCII character. Every OAuth error answer (the JSON body, the redirect URI's
+ * query, the form_post page) passes its description through here; see docs/security.md. Readable
+ * substitutes first (a quotation mark becomes an apostrophe, `§` the word "section"), then `?` for the rest.
+ */
+export function errorDescription(text: string): string {
+  return text
+    .replace(/"/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/§\s?/g, 'section ')
+    .replace(/…/g, '...')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/[\t\r\n]/g, ' ')
+    .replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/gu, '?');
+}
+
 export abstract class OAuthError extends Error {
   abstract readonly error: OAuthErrorCode;
   abstract readonly status: number;

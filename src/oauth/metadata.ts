@@ -25,7 +25,7 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     backchannel_logout_session_supported: true,
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
+    response_modes_supported: ['query', 'form_post'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: [...CODE_CHALLENGE_METHODS],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,

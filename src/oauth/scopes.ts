@@ -33,7 +33,7 @@ export function grantedScope(requested: string | undefined): string | null {
   // RFC 6749 §3.3: each scope-token is printable ASCII without space, '"' or '\'.
   const malformed = tokens.find((token) => !SCOPE_TOKEN.test(token));
   if (malformed !== undefined)
-    throw new InvalidScope('the scope contains a character RFC 6749 §3.3 does not allow');
+    throw new InvalidScope('the scope contains a character RFC 6749 section 3.3 does not allow');
   const granted = [...new Set(tokens.filter((token) => SUPPORTED.has(token)))];
   // RFC 6749 §4.1.2.1 invalid_scope: nothing that was requested can be granted.
   if (granted.length === 0) {

@@ -1,6 +1,6 @@
 /**
  * The authorization request's parameters campus-sso reads (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, RFC 7636
- * §4.3), shared by the server and the page (docs/interface.md#authorization-page). `request` and
+ * §4.3, OAuth 2.0 Multiple Response Type Encoding Practices §2.1 `response_mode`), shared by the server and the page (docs/interface.md#authorization-page). `request` and
  * `request_uri` are not supported; they are read so that they are refused instead of silently dropped.
  */
 export const AUTHORIZATION_PARAMETERS = [
@@ -8,6 +8,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'redirect_uri',
   'state',
   'response_type',
+  'response_mode',
   'scope',
   'nonce',
   'code_challenge',

@@ -28,3 +28,10 @@ export interface LauncherAppView {
  * it is; `data.name` names the app when it exists.
  */
 export type InvalidLinkReason = 'unknown_client' | 'disabled_client' | 'unregistered_redirect_uri';
+
+/**
+ * Why the end_session_endpoint refused a logout request (RP-Initiated Logout 1.0 §2, §3): the page `#/logout`
+ * shows it as `?error=…` instead of signing out or sending the browser anywhere.
+ */
+export type LogoutRefusal =
+  'invalid_id_token_hint' | 'client_mismatch' | 'unregistered_post_logout_redirect_uri';

@@ -145,14 +145,27 @@ describe('GET /#/logout (RP-initiated logout)', () => {
     await context.close();
   });
 
-  it('says "You are signed out" when there is nowhere registered to go', async () => {
-    const { page, context } = await openPage(browser, sso);
+  it('refuses an unregistered post_logout_redirect_uri: says why, signs nobody out, goes nowhere', async () => {
+    const { page, context, problems } = await openPage(browser, sso);
     await signInByApi(page, MEMBER);
-    await page.goto('/v1/oauth2/logout?post_logout_redirect_uri=https%3A%2F%2Fevil.example%2F');
+    const query = new URLSearchParams({
+      client_id: library.client_id,
+      post_logout_redirect_uri: 'https://evil.example/',
+      state: 'st',
+    });
+    await page.goto(`/v1/oauth2/logout?${query}`);
+    await page.getByRole('heading', { name: 'This sign-out link is not valid' }).waitFor();
+    expect(await page.getByText('is not one the app registered').isVisible()).toBe(true);
+    expect((await page.request.get(`${sso.baseUrl}/v1/account/me`)).status()).toBe(200);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshots(page, 'logout-refused');
+    // The user may still sign out here, and stays on campus-sso.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
     expect(page.url().startsWith(sso.baseUrl)).toBe(true);
+    expect((await page.request.get(`${sso.baseUrl}/v1/account/me`)).status()).toBe(401);
     expect(await seriousA11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
     await context.close();
   });
 });

@@ -78,10 +78,9 @@ export function useGrantWorld(): () => GrantWorld {
           { client_id: app.clientId, redirect_uri: REDIRECT_URI, response_type: 'code', ...params },
           'allow',
         );
-        if (!('redirectTo' in outcome)) throw new Error('the session must sign in again');
-        const redirect = new URL(outcome.redirectTo);
-        const code = redirect.searchParams.get('code');
-        if (code === null) throw new Error(`no code: ${redirect.href}`);
+        if (!('response' in outcome)) throw new Error('the session must sign in again');
+        const code = outcome.response.parameters.code;
+        if (code === undefined) throw new Error(`no code: ${JSON.stringify(outcome.response)}`);
         return code;
       },
       accessToken: (value) => ctx.store.tokens.findAccessToken(credentialKey(value)),

@@ -80,15 +80,75 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
       expect(await isSignedIn(browser)).toBe(false);
     });
 
-    it('with a valid hint and an unregistered URI, signs out and shows "You are signed out" instead', async () => {
+    it('with a valid hint and an unregistered or modified URI, signs nobody out, sends nowhere, shows an error', async () => {
       const { browser, idToken } = await signedInWithIdToken();
+      for (const uri of [
+        'https://evil.example/phish',
+        `${AFTER_LOGOUT}?extra=1`,
+        `${AFTER_LOGOUT}/more`,
+        AFTER_LOGOUT.toUpperCase(),
+      ]) {
+        const response = await logout(browser, {
+          id_token_hint: idToken,
+          post_logout_redirect_uri: uri,
+          state: 's',
+          ui_locales: 'zh-CN',
+        });
+        expect(response.status).toBe(302);
+        expect(response.headers.get('location')).toBe(
+          `${server.baseUrl}/#/logout?error=unregistered_post_logout_redirect_uri&ui_locales=zh-CN`,
+        );
+        expect(response.headers.get('set-cookie')).toBeNull();
+        expect(await isSignedIn(browser)).toBe(true);
+      }
+    });
+
+    it('refuses a hint whose signature was modified, even with a registered URI, and signs nobody out', async () => {
+      const { browser, idToken } = await signedInWithIdToken();
+      const [header, payload, signature = ''] = idToken.split('.');
+      const flipped = (signature.startsWith('A') ? 'B' : 'A') + signature.slice(1);
+      for (const hint of [`${header}.${payload}.${flipped}`, `${header}.${payload}.`, 'not-a-jwt']) {
+        const response = await logout(browser, {
+          id_token_hint: hint,
+          post_logout_redirect_uri: AFTER_LOGOUT,
+          state: 's',
+        });
+        expect(response.headers.get('location')).toBe(
+          `${server.baseUrl}/#/logout?error=invalid_id_token_hint`,
+        );
+        expect(await isSignedIn(browser)).toBe(true);
+      }
+    });
+
+    it("refuses a client_id that is not the hint's audience, and signs nobody out", async () => {
+      const { browser, idToken } = await signedInWithIdToken();
+      const other = await server.ctx.apps.create({
+        name: 'Other',
+        emoji: '🔑',
+        redirectUris: [REDIRECT_URI],
+        postLogoutRedirectUris: ['https://other.example.edu/bye'],
+      });
       const response = await logout(browser, {
         id_token_hint: idToken,
-        post_logout_redirect_uri: 'https://evil.example/phish',
-        state: 's',
+        client_id: other.app.clientId,
+        post_logout_redirect_uri: 'https://other.example.edu/bye',
       });
-      expect(response.status).toBe(302);
-      expect(response.headers.get('location')).toBe(`${server.baseUrl}/#/logout?done=1`);
+      expect(response.headers.get('location')).toBe(`${server.baseUrl}/#/logout?error=client_mismatch`);
+      expect(await isSignedIn(browser)).toBe(true);
+    });
+
+    it('asks on the page when there are no parameters at all, or only client_id', async () => {
+      const { browser } = await signedInUser(server);
+      const requests: Record<string, string>[] = [{}, { client_id: client.clientId }];
+      for (const params of requests) {
+        const response = await logout(browser, params);
+        const location = new URL(response.headers.get('location') ?? '');
+        expect(location.hash).toBe(`#/logout${params.client_id ? `?client_id=${client.clientId}` : ''}`);
+        expect(await isSignedIn(browser)).toBe(true);
+      }
+      // The page's Sign out button: signed out, and no address to go to.
+      const confirmed = await browser.call('POST', '/v1/account/logout', { client_id: client.clientId });
+      expect((await json<{ data: unknown }>(confirmed)).data).toEqual({});
       expect(await isSignedIn(browser)).toBe(false);
     });
 
@@ -123,7 +183,7 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
       expect(await isSignedIn(browser)).toBe(false);
     });
 
-    it('asks when the hint names another user, a forged signature or another issuer', async () => {
+    it('asks when the hint names another user; refuses a forged signature or another issuer', async () => {
       const { browser } = await signedInUser(server);
       const { idToken: someoneElses } = await signedInWithIdToken();
       const { privateKey } = await generateKeyPair('ES256');
@@ -132,12 +192,15 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
         .setIssuer(server.baseUrl)
         .setAudience(client.clientId)
         .sign(privateKey);
-      for (const hint of [someoneElses, forged, 'not-a-jwt']) {
+      const asked = await logout(browser, { id_token_hint: someoneElses });
+      expect(new URL(asked.headers.get('location') ?? '').hash).toBe(`#/logout?client_id=${client.clientId}`);
+      for (const hint of [forged, 'not-a-jwt']) {
         const response = await logout(browser, { id_token_hint: hint });
-        expect(response.headers.get('location')).toMatch(/#\/logout/);
-        expect(response.headers.get('location')).not.toMatch(/done=1/);
-        expect(await isSignedIn(browser)).toBe(true);
+        expect(response.headers.get('location')).toBe(
+          `${server.baseUrl}/#/logout?error=invalid_id_token_hint`,
+        );
       }
+      expect(await isSignedIn(browser)).toBe(true);
     });
 
     it('never redirects to an unregistered URI, nor when client_id and the hint disagree', async () => {
@@ -161,7 +224,11 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
       ];
       for (const params of cases) {
         const response = await logout(anonymous, params);
-        expect(response.headers.get('location')).toBe(`${server.baseUrl}/#/logout?done=1`);
+        expect(response.headers.get('location')).toMatch(
+          new RegExp(
+            `^${server.baseUrl}/#/logout\\?error=(unregistered_post_logout_redirect_uri|client_mismatch)$`,
+          ),
+        );
         const confirmed = await anonymous.call('POST', '/v1/account/logout', {
           ...(params.client_id !== undefined && { client_id: params.client_id }),
           post_logout_redirect_uri: params.post_logout_redirect_uri,

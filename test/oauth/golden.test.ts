@@ -134,7 +134,8 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
       expect(await golden(response)).toEqual({
         status: 400,
         headers: { 'content-type': JSON_TYPE, ...NO_STORE },
-        body: '{"error":"unsupported_grant_type","error_description":"grant_type \\"password\\" is not supported"}',
+        // RFC 6749 §5.2: error_description may not carry `"` (docs/security.md); the words are unchanged.
+        body: `{"error":"unsupported_grant_type","error_description":"grant_type 'password' is not supported"}`,
       });
     });
 
@@ -413,7 +414,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
         backchannel_logout_session_supported: true,
         scopes_supported: ['openid', 'profile', 'email', 'groups', 'offline_access'],
         response_types_supported: ['code'],
-        response_modes_supported: ['query'],
+        response_modes_supported: ['query', 'form_post'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256', 'plain'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

@@ -30,7 +30,7 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
 
-import type { BrandingView, InvalidLinkReason, LauncherAppView } from '../../src/shared/pages';
+import type { BrandingView, InvalidLinkReason, LauncherAppView, LogoutRefusal } from '../../src/shared/pages';
 
 // The wire types and rules are the server's own (src/shared): one definition, so the two cannot drift.
 export { EnvelopeCode, USER_GROUPS, type UserGroup };
@@ -46,7 +46,7 @@ export type {
   SignedInView,
   UserView,
 };
-export type { BrandingView, InvalidLinkReason, LauncherAppView };
+export type { BrandingView, InvalidLinkReason, LauncherAppView, LogoutRefusal };
 export type { PasskeyView, PendingSignInView, SecondFactorKind, SecondFactorsView };
 
 /** One answer to a pending sign-in (docs/interface.md#second-factor). */
@@ -70,6 +70,7 @@ export interface AuthorizationParams {
   redirect_uri: string;
   state?: string;
   response_type?: string;
+  response_mode?: string;
   scope?: string;
   nonce?: string;
   code_challenge?: string;

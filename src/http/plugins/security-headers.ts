@@ -33,8 +33,11 @@ export function registerSecurityHeaders(app: FastifyInstance, config: Config): v
     headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
   }
   // Callback style: this runs on every answer, and an async hook costs a promise each time.
+  // A page that brings its own policy keeps it (the form_post page: src/http/authorization-response.ts).
   app.addHook('onSend', (_request, reply, payload, done) => {
+    const ownPolicy = reply.getHeader('content-security-policy');
     reply.headers(headers);
+    if (ownPolicy !== undefined) reply.header('content-security-policy', ownPolicy);
     done(null, payload);
   });
 }

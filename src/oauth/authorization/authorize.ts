@@ -1,24 +1,24 @@
 /**
- * The user's decision on a valid authorization request (docs/interface.md#authorization-page): the URL the
- * browser goes to next, or "the user must sign in (again) first".
+ * The user's decision on a valid authorization request (docs/interface.md#authorization-page): the response
+ * for the client (src/oauth/authorization/response.ts), or "the user must sign in (again) first".
  */
 import { consentCovers, mergeScopes } from '../scopes.js';
 import type { AppContext } from '../../app-context.js';
 import { appTarget } from '../../domain/audit.js';
 import { groupsAllow } from '../../shared/people.js';
 import { credentialKey, newCredential } from '../credentials.js';
-import { appendParameters } from '../../domain/redirect-uris.js';
 import type { AppRecord, ConsentRecord, SessionRecord, UserRecord } from '../../storage/store.js';
-import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.js';
+import { AccessDenied, ConsentRequired, LoginRequired } from '../errors.js';
 import { asksForNoPrompt } from './check-prompt.js';
-import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
+import type { AuthorizationParams, AuthorizationRequest } from './request.js';
+import { type AuthorizationResponse, codeResponse, errorResponse } from './response.js';
 import { RedirectableAuthorizationError, validateAuthorizationRequest } from './validate.js';
 
 /** The user's answer on the consent screen (with prompt=none, `allow` means "if already consented"). */
 export type Decision = 'allow' | 'deny';
 
-/** Where the browser goes next, or that the user has to sign in (again) before anything is decided. */
-export type AuthorizationOutcome = { readonly redirectTo: string } | { readonly signIn: true };
+/** The response for the client, or that the user has to sign in (again) before anything is decided. */
+export type AuthorizationOutcome = { readonly response: AuthorizationResponse } | { readonly signIn: true };
 
 const SIGN_IN: AuthorizationOutcome = { signIn: true };
 
@@ -27,19 +27,6 @@ const SIGN_IN: AuthorizationOutcome = { signIn: true };
  * that follows it.
  */
 const FRESH_SIGN_IN_MS = 5 * 60_000;
-
-/**
- * RFC 6749 §4.1.2.1: the error response on the redirect URI, keeping its query (§3.1.2), with `state`
- * exactly as sent, and RFC 9207 §2 `iss`, the mix-up defence of RFC 9700 §4.4.
- */
-export function errorRedirect(ctx: AppContext, redirect: VerifiedRedirect, error: OAuthError): string {
-  return appendParameters(redirect.redirectUri, {
-    error: error.error,
-    error_description: error.description,
-    state: redirect.state,
-    iss: ctx.config.issuer,
-  });
-}
 
 /**
  * OIDC Core §3.1.2.1 `prompt=login` and `max_age`: whether the session is too old for this request.
@@ -126,7 +113,7 @@ async function issueCode(
 }
 
 /**
- * Validates the request and applies the decision. Answers the URL for the browser (with `code`, or with
+ * Validates the request and applies the decision. Answers the response for the client (with `code`, or with
  * `error`) or that the user must sign in first; throws `InvalidClientOrRedirect` when no redirect is allowed.
  * With `prompt=none` nothing is ever shown to the user (OIDC Core §3.1.2.1): every outcome is a redirect.
  */
@@ -143,35 +130,35 @@ export async function decideAuthorization(
     request = await validateAuthorizationRequest(ctx, params);
   } catch (error) {
     if (error instanceof RedirectableAuthorizationError) {
-      return { redirectTo: errorRedirect(ctx, error.redirect, error.error) };
+      return { response: errorResponse(ctx, error.redirect, error.error) };
     }
     throw error;
   }
   const noPrompt = request.prompt.has('none');
   // OIDC Core §3.1.2.6 login_required: "The Authorization Server requires End-User authentication."
   if (!session)
-    return { redirectTo: errorRedirect(ctx, request, new LoginRequired('the user is not signed in')) };
+    return { response: errorResponse(ctx, request, new LoginRequired('the user is not signed in')) };
 
   const consent = await ctx.store.consents.find(session.uin, request.app.clientId);
   if (needsSignIn(request, session, consent, ctx.clock.now())) {
     if (!noPrompt) return SIGN_IN;
     return {
-      redirectTo: errorRedirect(ctx, request, new LoginRequired('the user must sign in again (max_age)')),
+      response: errorResponse(ctx, request, new LoginRequired('the user must sign in again (max_age)')),
     };
   }
   // RFC 6749 §4.1.2.1 access_denied: "The resource owner … denied the request."
   if (decision === 'deny') {
-    return { redirectTo: errorRedirect(ctx, request, new AccessDenied('the user denied the request')) };
+    return { response: errorResponse(ctx, request, new AccessDenied('the user denied the request')) };
   }
   // docs/interface.md#people-groups-and-audit: an app open only to some groups refuses everyone else.
   if (!(await mayUseApp(ctx, session.uin, request.app))) {
     const error = new AccessDenied('this account is not in a group that may use this app');
-    return { redirectTo: errorRedirect(ctx, request, error) };
+    return { response: errorResponse(ctx, request, error) };
   }
   // OIDC Core §3.1.2.6 consent_required: prompt=none, and the user has not yet approved all of this.
   if (noPrompt && !(consent && consentCovers(consent.scope, request.scope))) {
     return {
-      redirectTo: errorRedirect(
+      response: errorResponse(
         ctx,
         request,
         new ConsentRequired('the user has not authorized this app for the requested scope'),
@@ -190,13 +177,5 @@ export async function decideAuthorization(
     };
   }
   const code = await issueCode(ctx, session, request, consent);
-  // RFC 6749 §4.1.2: code, and state exactly as sent; RFC 9207 §2: iss, so the client can tell which
-  // authorization server answered.
-  return {
-    redirectTo: appendParameters(request.redirectUri, {
-      code,
-      state: request.state,
-      iss: ctx.config.issuer,
-    }),
-  };
+  return { response: codeResponse(ctx, request, code) };
 }

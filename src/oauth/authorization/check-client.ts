@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import { InvalidClientOrRedirect } from '../errors.js';
+import { deliveryResponseMode } from './check-response-mode.js';
 import type { AuthorizationParams, VerifiedRedirect } from './request.js';
 
 /**
@@ -33,6 +34,12 @@ export async function checkClient(ctx: AppContext, params: AuthorizationParams):
       app.name,
     );
   }
-  // RFC 6749 §4.1.2: state is echoed exactly as sent, whenever it was sent.
-  return { app, redirectUri: params.redirect_uri, state: params.state };
+  // RFC 6749 §4.1.2: state is echoed exactly as sent, whenever it was sent. The response mode is known from
+  // here on, so that an error found by a later check reaches the client the way it asked for.
+  return {
+    app,
+    redirectUri: params.redirect_uri,
+    state: params.state,
+    responseMode: deliveryResponseMode(params),
+  };
 }

@@ -16,14 +16,14 @@ export function checkPkce(params: AuthorizationParams): PkceChallenge | null {
   // RFC 7636 §4.2: code_challenge is 43 to 128 unreserved characters.
   if (!PKCE_VALUE.test(challenge)) {
     throw new InvalidRequest(
-      'code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.2)',
+      'code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.2)',
     );
   }
   // RFC 7636 §4.3: "Defaults to plain if not present in the request."
   const codeChallengeMethod = method ?? 'plain';
   // RFC 7636 §4.4.1: an unsupported transformation is invalid_request.
   if (!isCodeChallengeMethod(codeChallengeMethod)) {
-    throw new InvalidRequest('code_challenge_method must be S256 or plain (RFC 7636 §4.3)');
+    throw new InvalidRequest('code_challenge_method must be S256 or plain (RFC 7636 section 4.3)');
   }
   return { codeChallenge: challenge, codeChallengeMethod };
 }

@@ -12,7 +12,7 @@ const PROMPTS: ReadonlySet<string> = new Set<Prompt>(['none', 'login', 'consent'
 export function checkPrompt(params: AuthorizationParams): ReadonlySet<Prompt> {
   const values = scopeTokens(present(params.prompt));
   const unknown = values.find((value) => !PROMPTS.has(value));
-  if (unknown !== undefined) throw new InvalidRequest(`prompt value "${unknown}" is not supported`);
+  if (unknown !== undefined) throw new InvalidRequest(`prompt value '${unknown}' is not supported`);
   const prompts = new Set(values as Prompt[]);
   // OIDC Core §3.1.2.1: "If this parameter contains none with any other value, an error is returned."
   if (prompts.has('none') && prompts.size > 1) {

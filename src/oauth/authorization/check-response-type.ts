@@ -13,12 +13,12 @@ export function checkResponseType(params: AuthorizationParams): void {
   if (responseType === undefined) {
     // OIDC Core §3.1.2.1: response_type is REQUIRED in an OpenID Connect (scope openid) request.
     if (hasScope(present(params.scope), 'openid')) {
-      throw new InvalidRequest('response_type is required with scope openid; use "code"');
+      throw new InvalidRequest('response_type is required with scope openid; use code');
     }
     return;
   }
   // RFC 6749 §4.1.2.1 unsupported_response_type.
   if (responseType !== 'code') {
-    throw new UnsupportedResponseType(`response_type "${responseType}" is not supported; use "code"`);
+    throw new UnsupportedResponseType(`response_type '${responseType}' is not supported; use code`);
   }
 }

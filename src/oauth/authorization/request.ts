@@ -9,12 +9,21 @@ export type AuthorizationParams = {
   readonly [name in (typeof AUTHORIZATION_PARAMETERS)[number]]?: string | undefined;
 };
 
+/**
+ * How the response reaches the client (docs/interface.md#response-modes): `query` appends the parameters to
+ * the redirect URI (RFC 6749 §4.1.2), `form_post` posts them there from an auto-submitting HTML form (OAuth 2.0
+ * Form Post Response Mode §2).
+ */
+export type ResponseMode = 'query' | 'form_post';
+
 /** Where errors may be sent once client and redirect URI are known good (RFC 6749 §4.1.2.1). */
 export interface VerifiedRedirect {
   readonly app: AppRecord;
   readonly redirectUri: string;
   /** Echoed exactly as sent (RFC 6749 §4.1.2), when sent. */
   readonly state: string | undefined;
+  /** How the response, an error included, is delivered. */
+  readonly responseMode: ResponseMode;
 }
 
 export interface PkceChallenge {

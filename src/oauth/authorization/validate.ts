@@ -5,6 +5,7 @@ import { checkNonce } from './check-nonce.js';
 import { checkPkce } from './check-pkce.js';
 import { checkMaxAge, checkPrompt } from './check-prompt.js';
 import { checkRequestObject } from './check-request-object.js';
+import { checkResponseMode } from './check-response-mode.js';
 import { checkResponseType } from './check-response-type.js';
 import { checkScope } from './check-scope.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
@@ -26,7 +27,7 @@ export class RedirectableAuthorizationError extends Error {
 /**
  * The authorization request pipeline, in RFC order (the model is node-oidc-provider's
  * `actions/authorization/check_*.js`): client and redirect URI first (never redirects), then response_type,
- * request objects, PKCE, scope, nonce, prompt and max_age.
+ * response_mode, request objects, PKCE, scope, nonce, prompt and max_age.
  */
 export async function validateAuthorizationRequest(
   ctx: AppContext,
@@ -35,6 +36,7 @@ export async function validateAuthorizationRequest(
   const redirect = await checkClient(ctx, params);
   try {
     checkResponseType(params);
+    checkResponseMode(params);
     checkRequestObject(params);
     const pkce = checkPkce(params);
     const scope = checkScope(params);

@@ -80,7 +80,7 @@ export async function exchangeAuthorizationCode(
     // RFC 7636 §4.1: code-verifier = 43*128unreserved.
     if (!PKCE_VALUE.test(exchange.codeVerifier)) {
       throw new InvalidGrant(
-        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)',
+        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)',
       );
     }
     // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."

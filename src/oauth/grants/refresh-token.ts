@@ -22,7 +22,7 @@ function narrowedScope(granted: string | null, requested: string | undefined): s
   const asked = scopeTokens(requested);
   // RFC 6749 §6: "MUST NOT include any scope not originally granted by the resource owner".
   const extra = asked.find((token) => !allowed.has(token));
-  if (extra !== undefined) throw new InvalidScope(`the scope "${extra}" was not granted originally`);
+  if (extra !== undefined) throw new InvalidScope(`the scope '${extra}' was not granted originally`);
   return asked.length === 0 ? granted : [...new Set(asked)].join(' ');
 }
 

@@ -345,6 +345,14 @@ const en = {
     doneBody: 'On a shared computer, close the browser too.',
     signInAgain: 'Sign in again',
     returning: 'Taking you back…',
+    refusedTitle: 'This sign-out link is not valid',
+    refusedBody: 'Nobody was signed out, and you were not sent back to the app. {reason}',
+    refused: {
+      invalid_id_token_hint: 'The app’s proof of who is signing out was not issued by campus-sso.',
+      client_mismatch: 'The link names one app, but its proof of who is signing out belongs to another.',
+      unregistered_post_logout_redirect_uri:
+        'The address it would send you to afterwards is not one the app registered.',
+    },
   },
   userSignOut: {
     action: 'Sign out everywhere',

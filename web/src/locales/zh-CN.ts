@@ -334,6 +334,13 @@ const zhCN: MessageSchema = {
     doneBody: '如果这是公用电脑，请同时关闭浏览器。',
     signInAgain: '重新登录',
     returning: '正在返回…',
+    refusedTitle: '这个退出登录链接无效',
+    refusedBody: '没有任何人被退出登录，也没有把你送回应用。{reason}',
+    refused: {
+      invalid_id_token_hint: '应用提供的退出凭据不是 campus-sso 签发的。',
+      client_mismatch: '链接中的应用与退出凭据所属的应用不一致。',
+      unregistered_post_logout_redirect_uri: '退出后要前往的地址不是该应用登记过的地址。',
+    },
   },
   userSignOut: {
     action: '退出所有设备',

@@ -1,8 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
-import { decideAuthorization, type Decision, errorRedirect } from '../../../oauth/authorization/authorize.js';
+import { decideAuthorization, type Decision } from '../../../oauth/authorization/authorize.js';
 import type { AuthorizationParams } from '../../../oauth/authorization/request.js';
+import {
+  type AuthorizationResponse,
+  errorResponse,
+  responseUrl,
+} from '../../../oauth/authorization/response.js';
+import { loadFormPostBox, openResponse, sealResponse } from '../../../oauth/authorization/sealed-response.js';
 import { AUTHORIZATION_PARAMETERS } from '../../../shared/authorization.js';
 import {
   RedirectableAuthorizationError,
@@ -10,8 +16,10 @@ import {
 } from '../../../oauth/authorization/validate.js';
 import { InvalidClientOrRedirect } from '../../../oauth/errors.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
+import type { SecretBox } from '../../../domain/secret-box.js';
 import { notSignedIn } from '../../api-error.js';
 import { forbidden } from '../../api-error.js';
+import { sendAuthorizationResponse, sendFormPost } from '../../authorization-response.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
@@ -58,21 +66,35 @@ async function answerWithoutPage(
   ctx: AppContext,
   signedIn: () => Promise<SignedIn | undefined>,
   params: AuthorizationParams,
-): Promise<string | undefined> {
+): Promise<AuthorizationResponse | undefined> {
   try {
     const request = await validateAuthorizationRequest(ctx, params);
     if (!request.prompt.has('none')) return undefined;
   } catch (error) {
     if (error instanceof RedirectableAuthorizationError) {
-      return errorRedirect(ctx, error.redirect, error.error);
+      return errorResponse(ctx, error.redirect, error.error);
     }
     // The page shows this one to the user and never redirects (RFC 6749 §4.1.2.1).
     if (error instanceof InvalidClientOrRedirect) return undefined;
     throw error;
   }
   const outcome = await decideAuthorization(ctx, (await signedIn())?.session, params, 'allow');
-  return 'redirectTo' in outcome ? outcome.redirectTo : undefined;
+  return 'response' in outcome ? outcome.response : undefined;
 }
+
+/** The sealed form_post response of the page's call (src/oauth/authorization/sealed-response.ts). */
+const SealedQuery = Type.Object(
+  { response: Type.String({ minLength: 1, maxLength: 16_384 }) },
+  { additionalProperties: true },
+);
+
+/** Shown when a sealed form_post response is expired or damaged: nothing is posted to the app. */
+const EXPIRED_FORM_POST_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Link expired</title></head>
+<body><p>This sign-in answer has expired or is not valid. Go back to the app and sign in again.</p></body>
+</html>
+`;
 
 function redirectNoStore(reply: FastifyReply, url: string, status: 302 | 303): FastifyReply {
   // The URL may carry a fresh code: never cache it (RFC 6749 §10.5). No CORS headers (RFC 9700 §2).
@@ -86,6 +108,20 @@ function redirectNoStore(reply: FastifyReply, url: string, status: 302 | 303): F
  * decision into the redirect URL.
  */
 export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
+  let formPostBox: Promise<SecretBox> | undefined;
+  const box = (): Promise<SecretBox> =>
+    (formPostBox ??= loadFormPostBox(ctx.config.secretKey).catch((error: unknown) => {
+      formPostBox = undefined;
+      throw error;
+    }));
+
+  /** The URL the page sends the browser to: the query response itself, or the page of a form_post one. */
+  const pageTarget = async (response: AuthorizationResponse): Promise<string> => {
+    if (response.responseMode === 'query') return responseUrl(response);
+    const sealed = sealResponse(await box(), response, ctx.clock.now());
+    return `${ctx.config.baseUrl}/v1/oauth2/authorize/form-post?${new URLSearchParams({ response: sealed })}`;
+  };
+
   app.get('/v1/oauth2/authorize', async (request, reply) => {
     const queryStart = request.url.indexOf('?');
     const query = queryStart === -1 ? '' : request.url.slice(queryStart);
@@ -94,9 +130,25 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
       () => findSignedIn(ctx, request),
       parametersOf(new URLSearchParams(query)),
     );
+    if (direct) return sendAuthorizationResponse(reply, direct);
     // The same parameters, byte for byte, in the page's fragment query.
-    return redirectNoStore(reply, direct ?? `${ctx.config.baseUrl}/#/auth${query}`, 302);
+    return redirectNoStore(reply, `${ctx.config.baseUrl}/#/auth${query}`, 302);
   });
+
+  // docs/interface.md#response-modes: the form_post response of the page's call, opened and posted.
+  app.get(
+    '/v1/oauth2/authorize/form-post',
+    { schema: { querystring: SealedQuery } },
+    async (request, reply) => {
+      const response = openResponse(await box(), request.query.response, ctx.clock.now());
+      if (response) return sendFormPost(reply, response);
+      return reply
+        .code(400)
+        .headers(NO_STORE_HEADERS)
+        .type('text/html; charset=utf-8')
+        .send(EXPIRED_FORM_POST_PAGE);
+    },
+  );
 
   app.post(
     '/v1/oauth2/authorize',
@@ -132,10 +184,10 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
       }
       const outcome = await decideAuthorization(ctx, signedIn?.session, params, decision);
       // The page shows the sign-in form, then calls again (prompt=login, max_age: OIDC Core §3.1.2.1).
-      if (!('redirectTo' in outcome)) throw notSignedIn();
+      if (!('response' in outcome)) throw notSignedIn();
       // The URL carries a fresh code: never cache it (RFC 6749 §10.5 keeps codes confidential).
       reply.headers(NO_STORE_HEADERS);
-      return ok({ redirect_to: outcome.redirectTo });
+      return ok({ redirect_to: await pageTarget(outcome.response) });
     },
   );
 };

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import {
   askingClientId,
+  endSessionRefusal,
   type EndSessionParams,
   postLogoutRedirect,
   verifyIdTokenHint,
@@ -31,8 +32,9 @@ function pageQuery(params: Record<string, string | undefined>): string {
 
 /**
  * docs/interface.md#sessions-and-sign-out: OpenID Connect RP-Initiated Logout 1.0 at the metadata's
- * `end_session_endpoint`. With a valid id_token_hint for the signed-in user the session ends at once;
- * otherwise the page `#/logout` asks the user. The browser goes back to the app only to a registered
+ * `end_session_endpoint`. A request that cannot be trusted (see `endSessionRefusal`) is shown as an error
+ * on the page `#/logout?error=…`. With a valid id_token_hint for the signed-in user the session ends at once;
+ * otherwise the page asks the user. The browser goes back to the app only to a registered
  * post_logout_redirect_uri.
  */
 export const endSessionRoutes: RoutePlugin = async (app, { ctx }) => {
@@ -43,9 +45,16 @@ export const endSessionRoutes: RoutePlugin = async (app, { ctx }) => {
     reply.header('cache-control', 'no-store');
     const params: EndSessionParams = request.query;
     const hint = await verifyIdTokenHint(ctx, params.id_token_hint);
+    const locales = params.ui_locales;
+    // docs/security.md: a request that is not what it claims (a bad hint, a hint of another app, a return
+    // address not registered) signs nobody out and sends the browser nowhere; the page says why.
+    const refusal = await endSessionRefusal(ctx, params, hint);
+    if (refusal !== undefined) {
+      request.log.info({ refusal, client_id: params.client_id }, 'logout request refused');
+      return toPage(reply, { error: refusal, ui_locales: locales });
+    }
     const clientId = askingClientId(params, hint);
     const redirectTo = await postLogoutRedirect(ctx, clientId, params);
-    const locales = params.ui_locales;
     // Signing out is always allowed, also to a user whose password must be changed first (docs/security.md).
     const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
 

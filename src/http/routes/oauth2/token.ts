@@ -61,7 +61,7 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
       });
     } else {
       // RFC 6749 §5.2 unsupported_grant_type.
-      throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
+      throw new UnsupportedGrantType(`grant_type '${grantType}' is not supported`);
     }
 
     // RFC 6749 §5.1: token responses must not be cached.
