@@ -169,7 +169,7 @@ export async function decideAuthorization(
   // prompt=none, which allows no page, cannot be answered with a code.
   if (noPrompt && session.shared) {
     return {
-      redirectTo: errorRedirect(
+      response: errorResponse(
         ctx,
         request,
         new ConsentRequired('on a shared computer each app must be confirmed by the user'),
