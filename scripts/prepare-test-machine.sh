@@ -4,6 +4,10 @@
 #   - Debian's chromium (the browser suites drive it through playwright-core) and the fonts-noto-cjk and
 #     fonts-noto-color-emoji fonts (legible Chinese and emoji in the screenshots): installed with apt-get when
 #     missing and this user may (root, or passwordless sudo).
+#   - Debian's slapd and ldap-utils (the directory tests, test/ldap/, start their own slapd on a free port with
+#     its own configuration in a temporary folder): installed with apt-get when missing, without configuring or
+#     starting the system's directory service (a policy-rc.d refuses service starts during the install, and
+#     debconf is told to skip slapd's own configuration), and a system slapd left running is stopped.
 #   - PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): a local cluster that
 #     is installed but stopped is started with pg_ctlcluster, and the database is created when missing.
 # What it cannot do stops it at once, with one line that says what to install or start.
@@ -35,6 +39,9 @@ have_font() {
 
 missing=()
 [ -x "$chromium" ] || missing+=(chromium)
+slapd=${SLAPD_PATH:-/usr/sbin/slapd}
+[ -x "$slapd" ] || missing+=(slapd)
+command -v ldapsearch >/dev/null || missing+=(ldap-utils)
 have_font fonts-noto-cjk 'Noto Sans CJK' || missing+=(fonts-noto-cjk)
 have_font fonts-noto-color-emoji 'Noto Color Emoji' || missing+=(fonts-noto-color-emoji)
 
@@ -52,11 +59,29 @@ if [ "${#missing[@]}" -gt 0 ]; then
     tail -n 20 "$apt_log" >&2
     stop "apt-get update failed (above): fix the apt sources, then run  $(sudo_hint)apt-get install -y ${missing[*]}"
   }
-  as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >"$apt_log" 2>&1 || {
+  # slapd's package would configure and start a system directory on port 389: the tests need neither.
+  policy_rc=/usr/sbin/policy-rc.d
+  placed_policy=no
+  if [ ! -e "$policy_rc" ]; then
+    printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy_rc" >/dev/null && as_root chmod 755 "$policy_rc" && placed_policy=yes
+  fi
+  echo 'slapd slapd/no_configuration boolean true' | as_root debconf-set-selections 2>/dev/null || true
+  apt_status=0
+  as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >"$apt_log" 2>&1 || apt_status=$?
+  [ "$placed_policy" = no ] || as_root rm -f "$policy_rc"
+  [ "$apt_status" = 0 ] || {
     tail -n 20 "$apt_log" >&2
     stop "apt-get install failed (above): run  $(sudo_hint)apt-get install -y ${missing[*]}"
   }
   [ -x "$chromium" ] || stop "$chromium is still missing after installing chromium: set CHROMIUM_PATH to the Chromium binary"
+fi
+
+[ -x "$slapd" ] || stop "$slapd is still missing after installing slapd: set SLAPD_PATH to the slapd binary"
+# A system slapd (from an earlier install) is not what the tests use; one listening on 389 is stopped so that
+# nothing answers there by mistake. The tests' own slapd runs from a temporary folder on a free port.
+if command -v pgrep >/dev/null && pgrep -x slapd -u openldap >/dev/null 2>&1 && may_be_root; then
+  say "stopping the system slapd (the directory tests start their own)"
+  as_root service slapd stop >/dev/null 2>&1 || true
 fi
 
 # --- PostgreSQL ---------------------------------------------------------------------------------------------------
@@ -93,4 +118,4 @@ if ! problem=$(node scripts/test-database.mjs reachable); then
 fi
 node scripts/test-database.mjs create || stop "could not create the test database on $target (see above)"
 
-say "ready: $chromium, Noto CJK and emoji fonts, $target"
+say "ready: $chromium, Noto CJK and emoji fonts, $slapd, $target"

@@ -24,6 +24,7 @@ import type {
   TotpCredentialRecord,
   UserListQuery,
   UserRecord,
+  UserSource,
   UserUpdate,
   WebAuthnChallengeRecord,
 } from './records.js';
@@ -51,6 +52,8 @@ export interface UserRepository {
   update(uin: number, changes: UserUpdate): Promise<boolean>;
   list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
   countAdmins(): Promise<number>;
+  /** Every user whose password lives in `source` (the directory sync reads all of its users), by uin. */
+  listBySource(source: UserSource): Promise<UserRecord[]>;
   /**
    * Sets `lastSignInAt`. Apart from `update`, so that it is not flushed to disk like an account change
    * (writeDurably in src/storage/connection.ts): a lost sign-in time costs nothing.

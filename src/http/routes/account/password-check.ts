@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
-import { verifyPassword } from '../../../domain/passwords.js';
+import { DirectoryUnavailable } from '../../../domain/directory.js';
 import type { UserRecord } from '../../../storage/store.js';
-import { tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import { directoryUnavailable, tooManyAttempts, wrongCredentials } from '../../api-error.js';
 
 /**
  * Checks the current password a signed-in user typed again, to change it or to remove a second factor (which
@@ -18,7 +18,16 @@ export async function requirePassword(
 ): Promise<void> {
   const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);
   if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
-  if (!(await verifyPassword(user.passwordHash, password))) {
+  let verified: boolean;
+  try {
+    // The local hash, or the school's directory for a directory user (PasswordVerifier).
+    verified = await ctx.passwords.verifyCurrent(user, password);
+  } catch (error) {
+    if (!(error instanceof DirectoryUnavailable)) throw error;
+    await ctx.loginThrottle.notChecked(attempt);
+    throw directoryUnavailable();
+  }
+  if (!verified) {
     await ctx.loginThrottle.failed(attempt);
     await onWrong?.();
     throw wrongCredentials();
