@@ -323,3 +323,6 @@ export interface AuditQuery {
   readonly before?: { readonly at: number; readonly id: string } | undefined;
   readonly limit: number;
 }
+
+/** How work that runs one at a time (`Store.exclusive`) went: done, or not started because it runs elsewhere. */
+export type Exclusive<T> = { readonly ran: true; readonly value: T } | { readonly ran: false };

@@ -41,6 +41,8 @@ export interface TestDirectory {
   /** The LDAP_ settings for campus-sso to use this directory. */
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
   addPerson(person: TestPerson): Promise<void>;
+  /** Any entry, as the root DN adds it. */
+  addEntry(dn: string, attributes: Record<string, string | string[]>): Promise<void>;
   /** A groupOfNames with these members (uins); memberOf follows through the overlay. */
   addGroup(cn: string, memberUins: readonly number[]): Promise<void>;
   addMember(cn: string, uin: number): Promise<void>;
@@ -161,7 +163,9 @@ argsfile ${dir}/slapd.args
 TLSCACertificateFile ${dir}/ca.pem
 TLSCertificateFile ${dir}/server.pem
 TLSCertificateKeyFile ${dir}/server.key
-sizelimit 1000
+# At most 3 entries per answer, as a directory's administrative limit would (Active Directory's MaxPageSize is
+# 1000): a search for everyone fails unless it asks for pages (RFC 2696), which the sync must.
+sizelimit size.soft=3 size.hard=3 size.prtotal=unlimited
 # Like many directories (Active Directory among them), accept a DN with an empty password as an
 # unauthenticated bind (RFC 4513 §5.1.2): campus-sso must never send one.
 allow bind_anon_dn
@@ -280,6 +284,7 @@ export async function startTestDirectory(): Promise<TestDirectory> {
           ...(person.mail !== undefined && { mail: person.mail }),
         }),
       ),
+    addEntry: (dn, attributes) => asRoot((client) => client.add(dn, attributes)),
     addGroup: (cn, members) =>
       asRoot((client) =>
         client.add(`cn=${cn},${GROUPS}`, {

@@ -554,6 +554,7 @@ const en = {
       user_unlocked: 'User unlocked',
       users_bulk: 'Bulk change',
       users_disabled_dormant: 'Dormant users disabled',
+      ldap_sync: 'Directory sync',
       second_factor_added: 'Second factor added',
       second_factor_removed: 'Second factor removed',
       recovery_codes_regenerated: 'Recovery codes renewed',

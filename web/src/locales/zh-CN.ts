@@ -536,6 +536,7 @@ const zhCN: MessageSchema = {
       user_unlocked: '解锁用户',
       users_bulk: '批量修改',
       users_disabled_dormant: '停用长期未登录的用户',
+      ldap_sync: '目录同步',
       second_factor_added: '添加两步验证方式',
       second_factor_removed: '移除两步验证方式',
       recovery_codes_regenerated: '重新生成恢复码',
