@@ -60,6 +60,8 @@ const en = {
     wrongCredentials: 'Wrong UIN or password.',
     throttled: 'Too many attempts. Try again in {seconds} s.',
     forbidden: 'The sign-in was refused. Reload the page and try again.',
+    directoryUnavailable:
+      'The school directory is not answering, so directory accounts cannot sign in right now. Try again in a few minutes.',
     or: 'or',
     withPasskey: 'Sign in with a passkey',
     passkeyFailed: 'The passkey was not accepted. Try again, or sign in with your password.',
@@ -171,6 +173,9 @@ const en = {
     passwordsDiffer: 'The two new passwords differ.',
     currentWrong: 'The current password is wrong.',
     passwordChanged: 'Your password was changed.',
+    directoryPassword: 'Change your password in the school directory',
+    directoryPasswordHint:
+      'Your account comes from the school directory, which checks your password: campus-sso keeps none.',
     submitPassword: 'Change password',
     apps: 'Apps I allowed',
     appsIntro: 'These applications can read your UIN, group and registration time.',
@@ -452,6 +457,9 @@ const en = {
     groupTags: 'Group tags',
     expiresAt: 'Expires',
     lastSignIn: 'Last sign-in',
+    source: 'Source',
+    sourceLocal: 'Local',
+    sourceLdap: 'Directory',
     never: 'Never',
     expired: 'Expired',
     locked: 'Locked until {time}',
