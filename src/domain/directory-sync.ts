@@ -16,22 +16,14 @@ import type { Directory, DirectoryPerson } from './directory.js';
 import { newDirectoryUser, profileChanges } from './directory-users.js';
 import type { UserService } from './users.js';
 
-/** One change, as `campus-sso ldap sync` prints it (one JSON line each). */
-export type SyncChange =
-  | {
-      readonly action: 'create';
-      readonly uin: number;
-      readonly name: string | null;
-      readonly groups: readonly string[];
-      readonly skipped_groups?: readonly string[];
-    }
-  | {
-      readonly action: 'update';
-      readonly uin: number;
-      readonly fields: readonly string[];
-      readonly skipped_groups?: readonly string[];
-    }
-  | { readonly action: 'disable'; readonly uin: number };
+/**
+ * One change, as `campus-sso ldap sync` prints it (one JSON line each, exactly these two fields:
+ * docs/interface.md#command-line).
+ */
+export interface SyncChange {
+  readonly action: 'create' | 'update' | 'disable';
+  readonly uin: number;
+}
 
 /** Something the sync left alone and says why (printed on standard error). */
 export interface SyncWarning {
@@ -68,9 +60,6 @@ interface PlannedChange {
   readonly update?: UserUpdate;
 }
 
-const skippedGroupsOf = (person: DirectoryPerson): { skipped_groups?: readonly string[] } =>
-  person.skippedGroups.length > 0 ? { skipped_groups: person.skippedGroups } : {};
-
 export interface DirectorySyncDependencies {
   readonly store: Store;
   readonly clock: Clock;
@@ -91,7 +80,7 @@ export async function syncDirectory(deps: DirectorySyncDependencies, apply: bool
       await deps.audit.record({
         action: 'ldap_sync',
         target: `users:${report.changes.length}`,
-        detail: { ...report.summary, directory: deps.directory.label },
+        detail: { ...report.summary, directory: deps.directory.label, ...changedUins(report.changes) },
       });
       return report;
     } catch (error) {
@@ -105,6 +94,16 @@ export async function syncDirectory(deps: DirectorySyncDependencies, apply: bool
   });
   if (!outcome.ran) throw new SyncRefused('another ldap sync is running; nothing was changed');
   return outcome.value;
+}
+
+/** The uins of each kind of change, the first 50 of each, for the audit event. */
+function changedUins(changes: readonly SyncChange[]): Record<string, number[]> {
+  const uins: Record<string, number[]> = {};
+  for (const { action, uin } of changes) {
+    const list = (uins[`${action}_uins`] ??= []);
+    if (list.length < 50) list.push(uin);
+  }
+  return uins;
 }
 
 async function runSync(deps: DirectorySyncDependencies, apply: boolean): Promise<SyncReport> {
@@ -132,41 +131,26 @@ async function runSync(deps: DirectorySyncDependencies, apply: boolean): Promise
   const planned: PlannedChange[] = [];
   let unchanged = 0;
   for (const person of listing.people) {
+    if (person.skippedGroups.length > 0 && !localHolders.has(person.uin)) {
+      warnings.push({
+        warning: 'groups that are not group tags were skipped',
+        uin: person.uin,
+        skipped_groups: person.skippedGroups,
+      });
+    }
     const user = keptByUin.get(person.uin);
     if (user === undefined) {
       if (localHolders.has(person.uin)) {
         warnings.push({ warning: 'a local user holds this uin; left alone', dn: person.dn, uin: person.uin });
         continue;
       }
-      planned.push({
-        change: {
-          action: 'create',
-          uin: person.uin,
-          name: person.name,
-          groups: person.groups,
-          ...skippedGroupsOf(person),
-        },
-        person,
-      });
+      planned.push({ change: { action: 'create', uin: person.uin }, person });
       continue;
     }
     const update = profileChanges(user, person);
-    const fields = Object.keys(update).sort();
-    if (fields.length > 0) {
-      planned.push({
-        change: { action: 'update', uin: person.uin, fields, ...skippedGroupsOf(person) },
-        update,
-      });
-    } else {
-      unchanged++;
-      if (person.skippedGroups.length > 0) {
-        warnings.push({
-          warning: 'groups that are not group tags were skipped',
-          uin: person.uin,
-          ...skippedGroupsOf(person),
-        });
-      }
-    }
+    if (Object.keys(update).length > 0)
+      planned.push({ change: { action: 'update', uin: person.uin }, update });
+    else unchanged++;
   }
   const present = new Set(listing.people.map((person) => person.uin));
   for (const user of kept) {
