@@ -276,6 +276,34 @@ describeEachDatabase('signing in with the school directory', (database) => {
     });
   });
 
+  describe('the connection to the directory', () => {
+    it('signs in over ldaps:// as over ldap:// with StartTLS', async () => {
+      const { uin, password } = await directoryPerson();
+      const ldaps = await startTestServer({ database, env: directory.env({ LDAP_URL: directory.ldapsUrl }) });
+      try {
+        expect((await new Browser(ldaps.baseUrl).login(uin, password)).status).toBe(200);
+        expect(await ldaps.ctx.store.users.find(uin)).toMatchObject({ source: 'ldap' });
+      } finally {
+        await ldaps.close();
+      }
+    });
+
+    it('treats a certificate it cannot trust as an outage (503 code 10), never falling back to plain text', async () => {
+      const { uin, password } = await directoryPerson();
+      const env = directory.env();
+      delete env.LDAP_CA_FILE;
+      const untrusting = await startTestServer({ database, env });
+      try {
+        const response = await new Browser(untrusting.baseUrl).login(uin, password);
+        expect(response.status).toBe(503);
+        expect((await envelope(response)).code).toBe(EnvelopeCode.DirectoryUnavailable);
+        expect(await untrusting.ctx.store.users.find(uin)).toBeUndefined();
+      } finally {
+        await untrusting.close();
+      }
+    });
+  });
+
   describe('a directory outage', () => {
     it('refuses only directory users (503, code 10, naming the directory), keeps /readyz ready, and recovers by itself', async () => {
       const { uin, password } = await directoryPerson();
