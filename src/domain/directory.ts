@@ -15,6 +15,7 @@ import {
   Filter,
   InappropriateAuthError,
   InvalidCredentialsError,
+  SizeLimitExceededError,
   UnwillingToPerformError,
 } from 'ldapts';
 import type { LdapConfig } from '../config/ldap.js';
@@ -211,11 +212,6 @@ export class Directory {
     });
   }
 
-  /** The person with this uin, or undefined; throws DirectoryUnavailable. */
-  async findPerson(uin: number): Promise<DirectoryPerson | undefined> {
-    return this.session((client) => this.find(client, uin));
-  }
-
   /**
    * Everyone the filter matches under the user base, read with the paged results control (RFC 2696) so that a
    * directory's size limit per answer does not cut the list. Any error (including a size or time limit the
@@ -248,12 +244,19 @@ export class Directory {
   }
 
   private async find(client: Client, uin: number): Promise<DirectoryPerson | undefined> {
-    const { searchEntries } = await client.search(this.config.userBase, {
-      scope: 'sub',
-      filter: userFilterFor(this.config.userFilter, uin),
-      attributes: this.attributes,
-      sizeLimit: 2,
-    });
+    let searchEntries: Entry[];
+    try {
+      ({ searchEntries } = await client.search(this.config.userBase, {
+        scope: 'sub',
+        filter: userFilterFor(this.config.userFilter, uin),
+        attributes: this.attributes,
+        sizeLimit: 2,
+      }));
+    } catch (error) {
+      // More entries than the two asked for: the directory answered, and it is ambiguous.
+      if (error instanceof SizeLimitExceededError) return undefined;
+      throw error;
+    }
     // More than one entry for a uin is the directory's mistake: nobody signs in as either.
     if (searchEntries.length !== 1 || !searchEntries[0]) return undefined;
     const person = personOf(searchEntries[0], this.config);

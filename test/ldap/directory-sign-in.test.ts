@@ -14,7 +14,7 @@ import { describeEachDatabase, freshUin, manualClock, PASSWORD, registerClient }
 import type { Client } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { type TestDirectory, startTestDirectory } from '../helpers/slapd.js';
+import { PEOPLE, type TestDirectory, startTestDirectory } from '../helpers/slapd.js';
 import { exchangeCode, obtainCode } from '../oauth/support.js';
 
 interface Envelope<T = Record<string, unknown>> {
@@ -142,6 +142,23 @@ describeEachDatabase('signing in with the school directory', (database) => {
       // This slapd accepts a DN with an empty password as an unauthenticated bind: the client must not send it.
       const ldap = server.ctx.passwords.directory as Directory;
       expect((await ldap.signIn(uin, '')).outcome).toBe('refused');
+      expect(await server.ctx.store.users.find(uin)).toBeUndefined();
+    });
+
+    it('refuses a uin that several directory entries hold (401 code 1), never picking one', async () => {
+      const uin = freshUin();
+      for (const copy of ['a', 'b', 'c']) {
+        await directory.addEntry(`cn=twin-${copy}-${uin},${PEOPLE}`, {
+          objectClass: 'inetOrgPerson',
+          uid: String(uin),
+          cn: `twin-${copy}-${uin}`,
+          sn: 'Twin',
+          userPassword: 'the same password',
+        });
+      }
+      const response = await new Browser(server.baseUrl).login(uin, 'the same password');
+      expect(response.status).toBe(401);
+      expect((await envelope(response)).code).toBe(EnvelopeCode.InvalidRequest);
       expect(await server.ctx.store.users.find(uin)).toBeUndefined();
     });
 
