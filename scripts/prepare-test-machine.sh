@@ -47,7 +47,7 @@ have_font fonts-noto-color-emoji 'Noto Color Emoji' || missing+=(fonts-noto-colo
 
 if [ "${#missing[@]}" -gt 0 ]; then
   command -v apt-get >/dev/null ||
-    stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one) and the Noto CJK and Noto Color Emoji fonts"
+    stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one), the Noto CJK and Noto Color Emoji fonts, and OpenLDAP's slapd and ldap-utils (or set SLAPD_PATH)"
   may_be_root ||
     stop "missing ${missing[*]}: run  sudo apt-get install -y ${missing[*]}  (this user is not root and has no passwordless sudo)"
   say "installing ${missing[*]} with apt-get (a minute or two)"
