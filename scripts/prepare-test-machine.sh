@@ -8,6 +8,10 @@
 #     (apache2, libapache2-mod-auth-cas) and phpCAS (php-cli, php-cas, and php-xml: phpCAS reads the CAS
 #     answers with DOMDocument, which Debian's php-cas does not pull in), installed with apt-get the same way.
 #     The suites start their own httpd and `php -S` on free ports; the system's apache2 service is left alone.
+#   - Debian's slapd and ldap-utils (the directory tests, test/ldap/, start their own slapd on a free port with
+#     its own configuration in a temporary folder): installed with apt-get when missing, without configuring or
+#     starting the system's directory service (a policy-rc.d refuses service starts during the install, and
+#     debconf is told to skip slapd's own configuration), and a system slapd left running is stopped.
 #   - PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): a local cluster that
 #     is installed but stopped is started with pg_ctlcluster, and the database is created when missing.
 # What it cannot do stops it at once, with one line that says what to install or start.
@@ -39,6 +43,9 @@ have_font() {
 
 missing=()
 [ -x "$chromium" ] || missing+=(chromium)
+slapd=${SLAPD_PATH:-/usr/sbin/slapd}
+[ -x "$slapd" ] || missing+=(slapd)
+command -v ldapsearch >/dev/null || missing+=(ldap-utils)
 have_font fonts-noto-cjk 'Noto Sans CJK' || missing+=(fonts-noto-cjk)
 have_font fonts-noto-color-emoji 'Noto Color Emoji' || missing+=(fonts-noto-color-emoji)
 # A Debian package is installed (dpkg), or, on a machine without dpkg, the file it ships exists.
@@ -57,7 +64,7 @@ have_package php-xml /etc/php/8.2/mods-available/dom.ini || missing+=(php-xml)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   command -v apt-get >/dev/null ||
-    stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one), the Noto CJK and Noto Color Emoji fonts, Apache httpd with mod_auth_cas, and PHP with phpCAS"
+    stop "missing ${missing[*]} and no apt-get here: install Chromium (or set CHROMIUM_PATH to one), the Noto CJK and Noto Color Emoji fonts, Apache httpd with mod_auth_cas, PHP with phpCAS, and OpenLDAP's slapd and ldap-utils (or set SLAPD_PATH)"
   may_be_root ||
     stop "missing ${missing[*]}: run  sudo apt-get install -y ${missing[*]}  (this user is not root and has no passwordless sudo)"
   say "installing ${missing[*]} with apt-get (a minute or two)"
@@ -69,11 +76,29 @@ if [ "${#missing[@]}" -gt 0 ]; then
     tail -n 20 "$apt_log" >&2
     stop "apt-get update failed (above): fix the apt sources, then run  $(sudo_hint)apt-get install -y ${missing[*]}"
   }
-  as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >"$apt_log" 2>&1 || {
+  # slapd's package would configure and start a system directory on port 389: the tests need neither.
+  policy_rc=/usr/sbin/policy-rc.d
+  placed_policy=no
+  if [ ! -e "$policy_rc" ]; then
+    printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy_rc" >/dev/null && as_root chmod 755 "$policy_rc" && placed_policy=yes
+  fi
+  echo 'slapd slapd/no_configuration boolean true' | as_root debconf-set-selections 2>/dev/null || true
+  apt_status=0
+  as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >"$apt_log" 2>&1 || apt_status=$?
+  [ "$placed_policy" = no ] || as_root rm -f "$policy_rc"
+  [ "$apt_status" = 0 ] || {
     tail -n 20 "$apt_log" >&2
     stop "apt-get install failed (above): run  $(sudo_hint)apt-get install -y ${missing[*]}"
   }
   [ -x "$chromium" ] || stop "$chromium is still missing after installing chromium: set CHROMIUM_PATH to the Chromium binary"
+fi
+
+[ -x "$slapd" ] || stop "$slapd is still missing after installing slapd: set SLAPD_PATH to the slapd binary"
+# A system slapd (from an earlier install) is not what the tests use; one listening on 389 is stopped so that
+# nothing answers there by mistake. The tests' own slapd runs from a temporary folder on a free port.
+if command -v pgrep >/dev/null && pgrep -x slapd -u openldap >/dev/null 2>&1 && may_be_root; then
+  say "stopping the system slapd (the directory tests start their own)"
+  as_root service slapd stop >/dev/null 2>&1 || true
 fi
 
 # --- PostgreSQL ---------------------------------------------------------------------------------------------------
@@ -110,4 +135,4 @@ if ! problem=$(node scripts/test-database.mjs reachable); then
 fi
 node scripts/test-database.mjs create || stop "could not create the test database on $target (see above)"
 
-say "ready: $chromium, Noto CJK and emoji fonts, Apache httpd with mod_auth_cas, PHP with phpCAS, $target"
+say "ready: $chromium, Noto CJK and emoji fonts, Apache httpd with mod_auth_cas, PHP with phpCAS, $slapd, $target"

@@ -2,6 +2,8 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { AppService } from './domain/apps.js';
 import { AuditLog } from './domain/audit.js';
+import { Directory } from './domain/directory.js';
+import { PasswordVerifier } from './domain/password-verifier.js';
 import { LoginThrottle } from './domain/login-throttle.js';
 import { PasskeyService } from './domain/passkeys.js';
 import { PendingSignInService } from './domain/pending-sign-ins.js';
@@ -21,6 +23,11 @@ export interface AppContext {
   readonly store: Store;
   readonly clock: Clock;
   readonly users: UserService;
+  /**
+   * Whose word decides a password: the local hash or the school's directory (docs/interface.md#the-schools-directory).
+   * `passwords.directory` is the directory, when one is configured.
+   */
+  readonly passwords: PasswordVerifier;
   readonly apps: AppService;
   readonly sessions: SessionService;
   readonly loginThrottle: LoginThrottle;
@@ -48,11 +55,14 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 
 export function createAppContext(config: Config, store: Store, clock: Clock): AppContext {
   const secretBox = once(() => loadSecretBox(config.secretKey));
+  const users = new UserService(store, clock);
+  const directory = config.ldap === undefined ? undefined : new Directory(config.ldap);
   const ctx: AppContext = {
     config,
     store,
     clock,
-    users: new UserService(store, clock),
+    users,
+    passwords: new PasswordVerifier(store, clock, users, directory),
     apps: new AppService(store, clock),
     sessions: new SessionService(store, clock, {
       absolute: config.sessionTtl,

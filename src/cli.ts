@@ -37,6 +37,12 @@ async function main(argv: string[]): Promise<number> {
       await disableDormantCommand(config, rest, out);
       return 0;
     }
+    case 'ldap': {
+      if (sub !== 'sync') throw new UsageError(`unknown command "ldap ${sub ?? ''}"`.trim());
+      const { ldapSyncCommand } = await import('./cli/ldap-sync.js');
+      await ldapSyncCommand(config, rest, out);
+      return 0;
+    }
     case 'app':
       if (sub === 'list') {
         await appList(config, rest, out);

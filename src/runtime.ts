@@ -3,6 +3,7 @@ import { type AppContext, createAppContext } from './app-context.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config/config.js';
 import { randomToken } from './domain/crypto.js';
+import { scheduleDirectorySync } from './domain/directory-sync.js';
 import { buildServer } from './http/server.js';
 import { assertDatabaseIntact } from './ops/sqlite-maintenance.js';
 import { prepareSigningKeys } from './oauth/signing-keys.js';
@@ -75,6 +76,14 @@ export async function startServer(
   timer.unref();
   void purge();
 
+  // docs/operations.md#what-the-sync-does: LDAP_SYNC_INTERVAL, one instance at a time (Store.exclusive).
+  const directory = ctx.passwords.directory;
+  const interval = config.ldap?.syncIntervalSeconds;
+  const directorySync =
+    directory && interval !== undefined
+      ? scheduleDirectorySync({ ...ctx, directory }, interval * 1000, app.log)
+      : undefined;
+
   const url = await app.listen({ port: config.port, host: config.host });
   return {
     app,
@@ -82,6 +91,7 @@ export async function startServer(
     url,
     async close() {
       clearInterval(timer);
+      await directorySync?.stop();
       const server = app.server;
       // An answer sent just before the drain began left its connection idle and keep-alive; close those too.
       const reaper = setInterval(() => server.closeIdleConnections(), DRAIN_REAP_INTERVAL_MS);

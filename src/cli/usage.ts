@@ -23,6 +23,10 @@ commands:
                                                  the enabled accounts not signed in to for N days
                                                  (never signed in: counted from creation); with
                                                  --apply, disable them (never the last admin)
+  ldap sync [--apply]                            compare the school's directory with its users here:
+                                                 one JSON line per change (create, update, disable),
+                                                 then a summary line; with --apply, make the changes
+                                                 (never deletes, never touches local users)
   backup FILE                                    copy the SQLite database to FILE, safe while serving
   restore FILE                                   replace the SQLite database with the backup FILE
                                                  (stop every server first; it refuses otherwise)
@@ -33,7 +37,7 @@ commands:
 
 Configuration comes from environment variables: PORT, HOST, BASE_URL, DATABASE_URL, ACCESS_TOKEN_TTL,
 SHUTDOWN_TIMEOUT, AUDIT_RETENTION_DAYS,
-SECRET_KEY (required with PostgreSQL) or SECRET_KEY_FILE, ...
+SECRET_KEY (required with PostgreSQL) or SECRET_KEY_FILE, LDAP_URL and the other LDAP_ settings, ...
 (see docs/interface.md#configuration).`;
 
 /** Bad arguments: the message and the usage on stderr, exit status 2. */

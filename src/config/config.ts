@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { type BrandingConfig, BrandingConfigError, readBranding } from './branding.js';
+import { type LdapConfig, LdapConfigError, readLdap } from './ldap.js';
 
 /**
  * Configuration is read from the environment exactly once, here, and validated into one typed object
@@ -93,6 +94,8 @@ export interface Config {
   readonly auditRetentionDays: number;
   /** The school's name, logo, colour and helpdesk, shown on every page (GET /v1/branding). */
   readonly branding: BrandingConfig;
+  /** The school's directory (LDAP_URL and the other LDAP_ settings); undefined: every user is local. */
+  readonly ldap: LdapConfig | undefined;
 }
 
 export type TrustProxy = false | number | readonly string[];
@@ -301,6 +304,15 @@ function brandingOf(env: Env): BrandingConfig {
   }
 }
 
+function ldapOf(env: Env): LdapConfig | undefined {
+  try {
+    return readLdap(env);
+  } catch (error) {
+    if (error instanceof LdapConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** Reads and validates the configuration; throws a ConfigError with a one-line message on a bad value. */
 export function loadConfig(env: Env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
@@ -327,5 +339,6 @@ export function loadConfig(env: Env): Config {
     mfaRequiredGroups: readMfaRequiredGroups(env),
     auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     branding: brandingOf(env),
+    ldap: ldapOf(env),
   };
 }

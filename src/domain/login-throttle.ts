@@ -146,6 +146,18 @@ export class LoginThrottle {
     return state.failures === 1;
   }
 
+  /**
+   * The password could not be checked (the school's directory did not answer): the attempt is taken back
+   * whole, since only checked attempts count (docs/security.md).
+   */
+  async notChecked(attempt: Attempt): Promise<void> {
+    await Promise.all([
+      this.store.throttles.refund(accountKey(attempt.uin)),
+      this.store.throttles.refund(addressKey(attempt.address)),
+    ]);
+    await this.releaseGates(attempt);
+  }
+
   /** The password was wrong: the counted attempt stays, and locks when it reached the limit. */
   async failed(attempt: Attempt): Promise<void> {
     // The lock is in place before the gate opens, so no other attempt slips in between.

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { AdminUserView, UserView } from '../shared/views.js';
 import type { UserGroup } from '../shared/users.js';
 import type { NewUserRecord, SessionRecord, Store, UserRecord, UserUpdate } from '../storage/store.js';
+import { isDirectoryUser } from './directory-users.js';
 import { hashPassword, needsRehash, verifySignIn } from './passwords.js';
 import { removeFactorsAddedSinceLastSignIn } from './second-factors.js';
 
@@ -27,6 +28,7 @@ export function adminUserView(user: UserRecord, lockedUntil: number | null = nul
     expires_at: isoOrNull(user.expiresAt),
     last_sign_in_at: isoOrNull(user.lastSignInAt),
     locked_until: isoOrNull(lockedUntil),
+    source: user.source,
   };
 }
 
@@ -66,7 +68,9 @@ export type AdminChangeOutcome =
   | { readonly outcome: 'changed'; readonly user: UserRecord }
   | { readonly outcome: 'not-found' }
   | { readonly outcome: 'last-admin' }
-  | { readonly outcome: 'last-admin-raced' };
+  | { readonly outcome: 'last-admin-raced' }
+  /** A password for a directory user: refused before anything was written (their directory owns it). */
+  | { readonly outcome: 'directory-password' };
 
 /**
  * Whether the user is an admin the service can count on: enabled, and with an account that never expires. An
@@ -137,6 +141,7 @@ export class UserService {
     const user: UserRecord = {
       uin,
       passwordHash,
+      source: 'local',
       userGroup: group,
       createdAt: this.clock.now(),
       disabled: false,
@@ -229,6 +234,8 @@ export class UserService {
   ): Promise<AdminChangeOutcome> {
     const user = await this.store.users.find(uin);
     if (!user) return { outcome: 'not-found' };
+    // docs/interface.md#the-schools-directory: a directory user's password is changed in the directory only.
+    if (changes.password !== undefined && isDirectoryUser(user)) return { outcome: 'directory-password' };
     const now = this.clock.now();
     // The service always keeps an enabled admin whose account never expires: an expired admin is none, and
     // one that expires tomorrow is none tomorrow.

@@ -44,3 +44,15 @@ export const tooManyAttempts = (retryAfterSeconds: number): ApiError =>
   new ApiError(429, EnvelopeCode.Throttled, `too many attempts; try again in ${retryAfterSeconds} s`, {
     'retry-after': String(retryAfterSeconds),
   });
+
+/** docs/interface.md#the-schools-directory: a directory user's sign-in while the directory cannot be asked. */
+export const directoryUnavailable = (): ApiError =>
+  new ApiError(
+    503,
+    EnvelopeCode.DirectoryUnavailable,
+    'the school directory (LDAP) is not answering, so directory accounts cannot sign in right now; try again later',
+  );
+
+/** docs/interface.md#the-schools-directory: the directory owns a directory user's password. */
+export const directoryOwnsPassword = (message: string): ApiError =>
+  new ApiError(403, EnvelopeCode.Forbidden, message);

@@ -4,6 +4,7 @@ import type { AppContext } from '../app-context.js';
 import type { TrustProxy } from '../config/config.js';
 import { notFound } from './api-error.js';
 import { registerDatabaseOutage } from './database-outage.js';
+import { registerDirectoryOutage } from './directory-outage.js';
 import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
@@ -93,6 +94,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerDatabaseOutage(app);
+  registerDirectoryOutage(app, ctx.passwords.directory);
   registerBodyParsers(app);
   registerConnectionDraining(app);
   registerSecurityHeaders(app, ctx.config);

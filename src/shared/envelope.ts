@@ -29,6 +29,11 @@ export const EnvelopeCode = {
    * only `POST /v1/account/password`, `GET /v1/account/me` and sign-out answer until then (docs/security.md).
    */
   PasswordChangeRequired: 9,
+  /**
+   * 503: the school's directory cannot be asked, so a directory user's password cannot be checked; local users
+   * are unaffected (docs/interface.md#the-schools-directory).
+   */
+  DirectoryUnavailable: 10,
   /** 500: internal error (logged; never detailed in the answer). */
   Internal: 99,
 } as const;

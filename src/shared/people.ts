@@ -73,6 +73,7 @@ export const AUDIT_ACTIONS = [
   'user_unlocked',
   'users_bulk',
   'users_disabled_dormant',
+  'ldap_sync',
   'second_factor_added',
   'second_factor_removed',
   'recovery_codes_regenerated',

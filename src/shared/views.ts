@@ -22,6 +22,8 @@ export interface AdminUserView extends UserView {
   readonly last_sign_in_at: string | null;
   /** Sign-in is locked after failed attempts until then (`POST /v1/admin/users/:uin/unlock` ends it). */
   readonly locked_until: string | null;
+  /** Where the password lives: `local` (here) or `ldap` (the school's directory). */
+  readonly source: 'local' | 'ldap';
 }
 
 /**
@@ -33,7 +35,13 @@ interface PendingPasswordChange {
 }
 
 /** Who is signed in (`GET /v1/account/me`). */
-export interface MeView extends UserView, PendingPasswordChange {}
+export interface MeView extends UserView, PendingPasswordChange {
+  /**
+   * Present only for a directory user (docs/interface.md#the-schools-directory): their password is changed in
+   * the school's directory, never here.
+   */
+  readonly source?: 'ldap';
+}
 
 /** The answer to a sign-in (`POST /v1/account/login`). */
 export interface SignedInView extends PendingPasswordChange {

@@ -14,6 +14,13 @@ export interface UserProfile {
   readonly lastSignInAt: number | null;
 }
 
+/**
+ * Where a user's password lives (docs/interface.md#the-schools-directory): `local`, an argon2id hash here;
+ * `ldap`, the school's directory (no password is stored here).
+ */
+export const USER_SOURCES = ['local', 'ldap'] as const;
+export type UserSource = (typeof USER_SOURCES)[number];
+
 export interface UserRecord extends UserProfile {
   readonly uin: number;
   readonly passwordHash: string;
@@ -25,6 +32,7 @@ export interface UserRecord extends UserProfile {
    * anything else (docs/security.md).
    */
   readonly mustChangePassword: boolean;
+  readonly source: UserSource;
 }
 
 /**
@@ -37,7 +45,8 @@ export type TokenSubject = Pick<
 >;
 
 /** A user to insert: the profile may be left out (no name, email, groups, expiry or sign-in yet). */
-export type NewUserRecord = Omit<UserRecord, keyof UserProfile> & Partial<UserProfile>;
+export type NewUserRecord = Omit<UserRecord, keyof UserProfile | 'source'> &
+  Partial<UserProfile> & { readonly source?: UserSource };
 
 /** What an admin (or a sign-in) may change about a stored user. */
 export type UserUpdate = Partial<
@@ -336,3 +345,5 @@ export interface CasTicketRecord {
   readonly expiresAt: number;
   readonly usedAt: number | null;
 }
+/** How work that runs one at a time (`Store.exclusive`) went: done, or not started because it runs elsewhere. */
+export type Exclusive<T> = { readonly ran: true; readonly value: T } | { readonly ran: false };

@@ -25,6 +25,7 @@ import type {
   TotpCredentialRecord,
   UserListQuery,
   UserRecord,
+  UserSource,
   UserUpdate,
   WebAuthnChallengeRecord,
   WebAuthnPurpose,
@@ -57,6 +58,8 @@ export interface UserRepository {
    * `lasting`, only those whose account never expires (docs/interface.md#admin-api: the service keeps one).
    */
   countAdmins(now?: number, options?: { readonly lasting?: boolean }): Promise<number>;
+  /** Every user whose password lives in `source` (the directory sync reads all of its users), by uin. */
+  listBySource(source: UserSource): Promise<UserRecord[]>;
   /**
    * Sets `lastSignInAt`. Apart from `update`, so that it is not flushed to disk like an account change
    * (writeDurably in src/storage/connection.ts): a lost sign-in time costs nothing.

@@ -16,6 +16,8 @@ export interface UsersTable {
   groups: string;
   expires_at: number | null;
   last_sign_in_at: number | null;
+  /** `local` | `ldap`; added by 0013-user-source. */
+  source: string;
 }
 
 export interface AppsTable {

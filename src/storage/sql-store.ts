@@ -10,6 +10,7 @@ import { CasTickets } from './cas-tickets.js';
 import { Codes } from './codes.js';
 import type { Connection } from './connection.js';
 import { Consents } from './consents.js';
+import { ExclusiveWork } from './exclusive.js';
 import { migrationProvider } from './migrations/index.js';
 import { PendingSignIns } from './pending-sign-ins.js';
 import { SecondFactors } from './second-factors.js';
@@ -18,7 +19,7 @@ import { ResetCodes } from './reset-codes.js';
 import { LogoutSignal, Logouts } from './logouts.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
-import type { PurgeReport, Store } from './store.js';
+import type { Exclusive, PurgeReport, Store } from './store.js';
 import { Throttles } from './throttle.js';
 import { Tokens } from './tokens.js';
 import { Users } from './users.js';
@@ -46,6 +47,7 @@ export class SqlStore implements Store {
   readonly audit: AuditEvents;
   readonly logouts: Logouts;
   readonly casTickets: CasTickets;
+  private readonly exclusiveWork: ExclusiveWork;
 
   constructor(
     private readonly connection: Connection,
@@ -70,6 +72,11 @@ export class SqlStore implements Store {
     this.audit = new AuditEvents(connection);
     this.logouts = new Logouts(connection, logoutsQueued);
     this.casTickets = new CasTickets(connection);
+    this.exclusiveWork = new ExclusiveWork(connection);
+  }
+
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>> {
+    return this.exclusiveWork.run(name, work);
   }
 
   async migrate(): Promise<string[]> {

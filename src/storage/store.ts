@@ -6,7 +6,7 @@
  * digest behind a time prefix, so that rows arrive in index order.
  */
 
-import type { PurgeReport } from './records.js';
+import type { Exclusive, PurgeReport } from './records.js';
 import type {
   AppRepository,
   AuditRepository,
@@ -45,6 +45,11 @@ export interface Store {
   readonly audit: AuditRepository;
   readonly logouts: LogoutRepository;
   readonly casTickets: CasTicketRepository;
+  /**
+   * Runs `work` unless work of the same name is running (on PostgreSQL: in any instance on this schema, by an
+   * advisory lock); answers `{ ran: false }` then, without running it.
+   */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>>;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
   /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */

@@ -21,6 +21,7 @@ import type {
   UserListQuery,
   UserRecord,
   UserRepository,
+  UserSource,
   UserUpdate,
 } from './store.js';
 
@@ -39,6 +40,8 @@ export function toUser(row: UserRow): UserRecord {
     groups: parseList(row.groups),
     expiresAt: nullableNumber(row.expires_at),
     lastSignInAt: nullableNumber(row.last_sign_in_at),
+    // Absent only in a database the 0013 migration has not reached yet (a restore in progress).
+    source: row.source === 'ldap' ? 'ldap' : 'local',
   };
 }
 
@@ -82,6 +85,7 @@ export class Users extends Repository implements UserRepository {
         groups: JSON.stringify(user.groups ?? []),
         expires_at: user.expiresAt ?? null,
         last_sign_in_at: user.lastSignInAt ?? null,
+        source: user.source ?? 'local',
       })
       .onConflict((oc) => oc.column('uin').doNothing());
     return writeOneDurably(this.connection, query);
@@ -119,6 +123,16 @@ export class Users extends Repository implements UserRepository {
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { users: rows.map(toUser), total: Number(count.n) };
+  }
+
+  async listBySource(source: UserSource): Promise<UserRecord[]> {
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('source', '=', source)
+      .orderBy('uin')
+      .execute();
+    return rows.map(toUser);
   }
 
   async countAdmins(now?: number, { lasting = false }: { readonly lasting?: boolean } = {}): Promise<number> {

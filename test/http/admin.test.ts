@@ -499,6 +499,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         expires_at: null,
         last_sign_in_at: null,
         locked_until: null,
+        source: 'local',
       });
       await signIn(server, uin);
     });
@@ -604,6 +605,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         expires_at: null,
         last_sign_in_at: null,
         locked_until: null,
+        source: 'local',
       });
     });
 

@@ -23,6 +23,7 @@ const USER: UserRecord = {
   groups: [],
   expiresAt: null,
   lastSignInAt: null,
+  source: 'local',
 };
 
 const APP: AppRecord = {

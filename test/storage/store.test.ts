@@ -43,6 +43,7 @@ function user(uin: number, overrides: Partial<UserRecord> = {}): UserRecord {
     groups: [],
     expiresAt: null,
     lastSignInAt: null,
+    source: 'local',
     ...overrides,
   };
 }

@@ -9,6 +9,7 @@ import { appLauncher } from './0006-app-launcher.js';
 import { sharedPendingSignIns } from './0007-shared-pending-sign-ins.js';
 import { secondFactorTrust } from './0009-second-factor-trust.js';
 import { cas } from './0012-cas.js';
+import { userSource } from './0013-user-source.js';
 
 /**
  * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
@@ -26,6 +27,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-shared-pending-sign-ins': sharedPendingSignIns,
   '0009-second-factor-trust': secondFactorTrust,
   '0012-cas': cas,
+  '0013-user-source': userSource,
 };
 
 export const migrationProvider: MigrationProvider = {

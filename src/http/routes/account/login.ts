@@ -3,7 +3,13 @@ import { userTarget } from '../../../domain/audit.js';
 import { isValidUin, userView } from '../../../domain/users.js';
 import { askingClientId, postLogoutRedirect } from '../../../oauth/end-session.js';
 import type { MeView, SignedInView } from '../../../shared/views.js';
-import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import {
+  badRequest,
+  directoryUnavailable,
+  notSignedIn,
+  tooManyAttempts,
+  wrongCredentials,
+} from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput, UinInput, optional } from '../../schemas.js';
@@ -50,8 +56,31 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
         throw tooManyAttempts(attempt.retryAfter);
       }
 
-      // A wrong uin and a wrong password answer the same, in the same time (UserService.authenticate).
-      const user = await ctx.users.authenticate(uin, request.body.password);
+      // A wrong uin and a wrong password answer the same, in the same time (UserService.authenticate). Whose
+      // word decides is the user's source: the hash here or the school's directory (PasswordVerifier).
+      const check = await ctx.passwords.signIn(uin, request.body.password);
+      if (check.outcome === 'directory-unavailable') {
+        // docs/interface.md#the-schools-directory: not checked, so not counted; only directory users are refused.
+        await ctx.loginThrottle.notChecked(attempt);
+        await ctx.audit.record({
+          action: 'sign_in',
+          outcome: 'failure',
+          target: userTarget(uin),
+          detail: { reason: 'directory_unavailable' },
+          request,
+        });
+        throw directoryUnavailable();
+      }
+      const user = check.outcome === 'accepted' ? check.user : undefined;
+      if (check.outcome === 'accepted' && check.created) {
+        // Just-in-time: the directory knew this uin and its password; the account now exists here too.
+        await ctx.audit.record({
+          action: 'user_created',
+          target: userTarget(uin),
+          detail: { source: 'ldap', via: 'sign_in', groups: check.user.groups },
+          request,
+        });
+      }
       if (!user) {
         await ctx.loginThrottle.failed(attempt);
         request.log.info({ uin }, 'sign-in refused');
@@ -123,6 +152,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
     const me: MeView = {
       ...userView(signedIn.user),
       ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
+      ...(signedIn.user.source === 'ldap' && { source: 'ldap' as const }),
     };
     return ok(me);
   });

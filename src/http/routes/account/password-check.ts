@@ -1,8 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
-import { verifyPassword } from '../../../domain/passwords.js';
+import { DirectoryUnavailable } from '../../../domain/directory.js';
 import type { UserRecord } from '../../../storage/store.js';
-import { passwordAgainRequired, tooManyAttempts, wrongCredentials } from '../../api-error.js';
+import {
+  directoryUnavailable,
+  passwordAgainRequired,
+  tooManyAttempts,
+  wrongCredentials,
+} from '../../api-error.js';
 import type { SignedIn } from '../../session-cookie.js';
 
 /** A sign-in this recent counts as the password typed again (docs/security.md#second-factors). */
@@ -22,7 +27,16 @@ export async function requirePassword(
 ): Promise<void> {
   const attempt = await ctx.loginThrottle.begin(user.uin, request.ip);
   if (attempt.retryAfter > 0) throw tooManyAttempts(attempt.retryAfter);
-  if (!(await verifyPassword(user.passwordHash, password))) {
+  let verified: boolean;
+  try {
+    // The local hash, or the school's directory for a directory user (PasswordVerifier).
+    verified = await ctx.passwords.verifyCurrent(user, password);
+  } catch (error) {
+    if (!(error instanceof DirectoryUnavailable)) throw error;
+    await ctx.loginThrottle.notChecked(attempt);
+    throw directoryUnavailable();
+  }
+  if (!verified) {
     await ctx.loginThrottle.failed(attempt);
     await onWrong?.();
     throw wrongCredentials();

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { userTarget } from '../../../domain/audit.js';
 import { passwordProblem } from '../../../domain/passwords.js';
 import { isActiveUser, isValidUin } from '../../../domain/users.js';
-import { ApiError, badRequest, tooManyAttempts } from '../../api-error.js';
+import { DIRECTORY_OWNS_PASSWORD, isDirectoryUser } from '../../../domain/directory-users.js';
+import { ApiError, badRequest, directoryOwnsPassword, tooManyAttempts } from '../../api-error.js';
 import { EnvelopeCode } from '../../../shared/envelope.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -51,6 +52,12 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
         throw tooManyAttempts(attempt.retryAfter);
       }
       const user = await ctx.store.users.find(uin);
+      // docs/interface.md#the-schools-directory: a directory user's password is reset in the directory. Not a
+      // guess at a code, so not counted.
+      if (user && isDirectoryUser(user)) {
+        await ctx.loginThrottle.notChecked(attempt);
+        throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
+      }
       // A disabled or expired account keeps its code: an admin who enables it again need not issue another.
       const redeemed =
         user !== undefined &&

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { passwordProblem } from '../../../domain/passwords.js';
-import { badRequest } from '../../api-error.js';
+import { DIRECTORY_OWNS_PASSWORD, isDirectoryUser } from '../../../domain/directory-users.js';
+import { badRequest, directoryOwnsPassword } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
@@ -23,6 +24,8 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { body: ChangePasswordBody }, config: { csrf: true } },
     async (request) => {
       const { user, session } = await requireSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
+      // docs/interface.md#the-schools-directory: the directory owns a directory user's password.
+      if (isDirectoryUser(user)) throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
       const problem = passwordProblem(request.body.new_password, user.uin);
       if (problem) throw badRequest(`new_password: ${problem}`);
       await requirePassword(ctx, request, user, request.body.current_password, () =>

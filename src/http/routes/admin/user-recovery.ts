@@ -1,7 +1,10 @@
 import { unlockAccount } from '../../../domain/login-throttle.js';
+import { DIRECTORY_OWNS_PASSWORD, isDirectoryUser } from '../../../domain/directory-users.js';
+import { directoryOwnsPassword } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { auditAdminOnUser } from './require-admin.js';
+import { userTarget } from '../../../domain/audit.js';
+import { auditAdminOnUser, currentAdmin } from './require-admin.js';
 import { adminUserAction } from './user-action.js';
 
 /**
@@ -16,6 +19,19 @@ export const adminUserRecoveryRoutes: RoutePlugin = async (app, { ctx }) => {
   });
 
   adminUserAction(app, ctx, 'POST', '/v1/admin/users/:uin/reset-code', async (uin, request) => {
+    // docs/interface.md#the-schools-directory: a directory user's password is reset in the directory.
+    const user = await ctx.store.users.find(uin);
+    if (user && isDirectoryUser(user)) {
+      await ctx.audit.record({
+        action: 'reset_code_issued',
+        outcome: 'failure',
+        actorUin: currentAdmin(request).uin,
+        target: userTarget(uin),
+        detail: { reason: 'directory_user' },
+        request,
+      });
+      throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
+    }
     const { code, expiresAt } = await ctx.resetCodes.issue(uin);
     await auditAdminOnUser(ctx, request, 'reset_code_issued', uin);
     // Shown this once; only its digest is stored.

@@ -5,7 +5,8 @@ import { userTarget } from '../../../domain/audit.js';
 import { accountLocks } from '../../../domain/login-throttle.js';
 import { type UserChanges, adminUserView, isValidUin } from '../../../domain/users.js';
 import { USER_GROUPS, type UserGroup } from '../../../shared/users.js';
-import { badRequest, conflict, notFound } from '../../api-error.js';
+import { badRequest, conflict, directoryOwnsPassword, notFound } from '../../api-error.js';
+import { DIRECTORY_OWNS_PASSWORD } from '../../../domain/directory-users.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { auditAdminOnUser, currentAdmin, currentAdminSession } from './require-admin.js';
@@ -180,6 +181,8 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
         }
         case 'last-admin-raced':
           throw conflict('cannot demote or disable the last enabled admin');
+        case 'directory-password':
+          throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
         case 'changed': {
           const locks = await accountLocks(ctx.store, [uin], ctx.clock.now());
           return ok({ user: adminUserView(changed.user, locks.get(uin) ?? null) });

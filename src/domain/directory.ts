@@ -1,0 +1,339 @@
+/**
+ * The school's directory (docs/interface.md#the-schools-directory, docs/operations.md#the-schools-directory-ldap--active-directory):
+ * LDAP or Active Directory, spoken through `ldapts` (no hand-written BER). Every connection is encrypted before
+ * anything is sent that matters: `ldap://` is upgraded with StartTLS (RFC 4513 §3) before the first bind, and a
+ * server that refuses StartTLS is an outage, never a reason to bind in the clear. `ldaps://` is TLS from the start.
+ *
+ * Two kinds of failure are told apart: the directory said no (no such person, a wrong password), and the
+ * directory could not be asked (down, too slow, a TLS or service-account problem), which is `DirectoryUnavailable`.
+ */
+import { isIP } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
+import {
+  Client,
+  type Entry,
+  Filter,
+  InappropriateAuthError,
+  InvalidCredentialsError,
+  SizeLimitExceededError,
+  UnwillingToPerformError,
+} from 'ldapts';
+import type { LdapConfig } from '../config/ldap.js';
+import { GROUP_TAG, MAX_GROUPS, MAX_NAME_LENGTH, emailProblem } from '../shared/people.js';
+import { isValidUin } from '../shared/users.js';
+
+/** The directory could not be asked: the sign-in of a directory user cannot be decided (503, code 10). */
+export class DirectoryUnavailable extends Error {
+  override readonly name = 'DirectoryUnavailable';
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** A person as the directory describes them, mapped to what campus-sso keeps. */
+export interface DirectoryPerson {
+  readonly dn: string;
+  readonly uin: number;
+  readonly name: string | null;
+  readonly email: string | null;
+  /** Group tags made from the first RDN value of each group DN (docs/interface.md#the-schools-directory). */
+  readonly groups: readonly string[];
+  /** Group DNs whose tag still breaks the tag rule (or is beyond the 32 kept), reported and left out. */
+  readonly skippedGroups: readonly string[];
+}
+
+/** How a directory user's password check ended. */
+export type DirectorySignIn =
+  { readonly outcome: 'accepted'; readonly person: DirectoryPerson } | { readonly outcome: 'refused' };
+
+/** An entry the sync could not use, with why (its uin attribute is missing or not a uin). */
+export interface SkippedEntry {
+  readonly dn: string;
+  readonly reason: string;
+}
+
+/** Everyone the directory holds under the user base that the filter matches. */
+export interface DirectoryListing {
+  readonly people: readonly DirectoryPerson[];
+  readonly skipped: readonly SkippedEntry[];
+}
+
+/** RFC 4515 §3: `*`, `(`, `)`, `\` and NUL written as `\XX` in a filter's value. */
+export function escapeFilterValue(value: string): string {
+  return Filter.escape(value);
+}
+
+/** The user filter with the uin in it, escaped (the uin is digits, but the rule is the rule). */
+export function userFilterFor(template: string, uin: number | string): string {
+  return template.split('{uin}').join(escapeFilterValue(String(uin)));
+}
+
+/**
+ * The filter that lists every person: `{uin}` becomes a presence test (`(uid={uin})` → `(uid=*)`), so the sync
+ * reads exactly the people a sign-in could find.
+ */
+export function everyoneFilter(template: string): string {
+  return template.split('{uin}').join('*');
+}
+
+/** One byte of a `\XX` escape, or the escaped character itself (RFC 4514 §3). */
+function unescapeDnValue(raw: string): string | undefined {
+  if (raw.startsWith('#')) return undefined; // A BER-encoded value: not a name.
+  const bytes: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i] ?? '';
+    if (char === '\\') {
+      const hex = raw.slice(i + 1, i + 3);
+      if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
+        bytes.push(parseInt(hex, 16));
+        i += 2;
+      } else {
+        const next = raw[i + 1] ?? '';
+        bytes.push(...Buffer.from(next, 'utf8'));
+        i += 1;
+      }
+    } else {
+      bytes.push(...Buffer.from(char, 'utf8'));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * The group tag of a group's DN: the value of its first RDN, lower-cased, spaces turned into `-`
+ * (`CN=Class 2026-3,OU=Groups,DC=school,DC=edu` → `class-2026-3`); undefined when that is not a tag.
+ */
+export function groupTagOf(dn: string): string | undefined {
+  let end = 0;
+  while (end < dn.length && dn[end] !== ',' && dn[end] !== '+' && dn[end] !== ';') {
+    end += dn[end] === '\\' ? 2 : 1;
+  }
+  const rdn = dn.slice(0, end);
+  const equals = rdn.indexOf('=');
+  if (equals < 1) return undefined;
+  const value = unescapeDnValue(rdn.slice(equals + 1).trim());
+  if (value === undefined) return undefined;
+  const tag = value.trim().toLowerCase().replace(/\s/g, '-');
+  return GROUP_TAG.test(tag) ? tag : undefined;
+}
+
+/** An attribute's values as text, whatever case the server wrote its name in. */
+function values(entry: Entry, attribute: string): string[] {
+  const wanted = attribute.toLowerCase();
+  for (const [key, value] of Object.entries(entry)) {
+    if (key === 'dn' || key.toLowerCase() !== wanted) continue;
+    const list = Array.isArray(value) ? value : [value];
+    return list.map((item) => (Buffer.isBuffer(item) ? item.toString('utf8') : item));
+  }
+  return [];
+}
+
+/** The person an entry describes, or why it cannot be one. */
+export function personOf(entry: Entry, config: LdapConfig): DirectoryPerson | SkippedEntry {
+  const attrs = config.attributes;
+  const uinText = values(entry, attrs.uin)[0]?.trim() ?? '';
+  const uin = /^[1-9]\d{0,15}$/.test(uinText) ? Number(uinText) : NaN;
+  if (!isValidUin(uin)) {
+    return {
+      dn: entry.dn,
+      reason: `${attrs.uin} ${uinText === '' ? 'is missing' : `"${uinText}" is not a uin`}`,
+    };
+  }
+  const name = values(entry, attrs.name)[0]?.trim();
+  const email = values(entry, attrs.email)[0]?.trim();
+  const groups: string[] = [];
+  const skippedGroups: string[] = [];
+  for (const groupDn of values(entry, attrs.groups)) {
+    const tag = groupTagOf(groupDn);
+    if (tag === undefined || groups.length >= MAX_GROUPS) skippedGroups.push(groupDn);
+    else if (!groups.includes(tag)) groups.push(tag);
+  }
+  return {
+    dn: entry.dn,
+    uin,
+    name: name === undefined || name === '' ? null : [...name].slice(0, MAX_NAME_LENGTH).join(''),
+    email: email === undefined || emailProblem(email) !== undefined ? null : email,
+    groups: groups.sort(),
+    skippedGroups,
+  };
+}
+
+const isPerson = (item: DirectoryPerson | SkippedEntry): item is DirectoryPerson => 'uin' in item;
+
+/** What a person's own bind answers when the password is not accepted (wrong, expired, locked, disabled). */
+function isRefusedBind(error: unknown): boolean {
+  return (
+    error instanceof InvalidCredentialsError ||
+    error instanceof InappropriateAuthError ||
+    error instanceof UnwillingToPerformError
+  );
+}
+
+const PAGE_SIZE = 500;
+
+/** Told after every connection whether the directory answered (undefined) or why it could not be asked. */
+export type DirectoryHealthListener = (problem: DirectoryUnavailable | undefined) => void;
+
+export class Directory {
+  private readonly attributes: string[];
+  /** Set by the server (src/http/directory-outage.ts), which logs an outage once and counts after. */
+  health: DirectoryHealthListener | undefined;
+
+  constructor(readonly config: LdapConfig) {
+    const a = config.attributes;
+    this.attributes = [...new Set([a.uin, a.name, a.email, a.groups])];
+  }
+
+  /** What the messages call the directory: its URL (never the bind DN or password). */
+  get label(): string {
+    return this.config.url;
+  }
+
+  /**
+   * Checks a person's directory password: search as the bind DN for the uin, then bind as the DN found with
+   * the password. An empty password is never sent: RFC 4513 §5.1.2 makes it an unauthenticated bind, which
+   * many servers accept, and which proves nothing. Throws DirectoryUnavailable when the directory cannot be
+   * asked.
+   */
+  async signIn(uin: number, password: string): Promise<DirectorySignIn> {
+    return this.session(async (client) => {
+      const person = await this.find(client, uin);
+      if (person === undefined || password === '') return { outcome: 'refused' };
+      try {
+        await client.bind(person.dn, password);
+      } catch (error) {
+        if (isRefusedBind(error)) return { outcome: 'refused' };
+        throw error;
+      }
+      return { outcome: 'accepted', person };
+    });
+  }
+
+  /**
+   * Everyone the filter matches under the user base, read with the paged results control (RFC 2696) so that a
+   * directory's size limit per answer does not cut the list. Any error (including a size or time limit the
+   * server still imposes) throws: a partial list must never look like a whole one.
+   */
+  async listPeople(): Promise<DirectoryListing> {
+    return this.session(async (client) => {
+      const { searchEntries } = await client.search(this.config.userBase, {
+        scope: 'sub',
+        filter: everyoneFilter(this.config.userFilter),
+        attributes: this.attributes,
+        paged: { pageSize: PAGE_SIZE },
+      });
+      const mapped = searchEntries.map((entry) => personOf(entry, this.config));
+      const people = mapped.filter(isPerson);
+      const skipped = mapped.filter((item): item is SkippedEntry => !isPerson(item));
+      // Two entries with one uin: neither is trusted.
+      const counts = new Map<number, number>();
+      for (const person of people) counts.set(person.uin, (counts.get(person.uin) ?? 0) + 1);
+      return {
+        people: people.filter((person) => counts.get(person.uin) === 1),
+        skipped: [
+          ...skipped,
+          ...people
+            .filter((person) => (counts.get(person.uin) ?? 0) > 1)
+            .map((person) => ({ dn: person.dn, reason: `uin ${person.uin} is held by more than one entry` })),
+        ],
+      };
+    }, 0);
+  }
+
+  private async find(client: Client, uin: number): Promise<DirectoryPerson | undefined> {
+    let searchEntries: Entry[];
+    try {
+      ({ searchEntries } = await client.search(this.config.userBase, {
+        scope: 'sub',
+        filter: userFilterFor(this.config.userFilter, uin),
+        attributes: this.attributes,
+        sizeLimit: 2,
+      }));
+    } catch (error) {
+      // More entries than the two asked for: the directory answered, and it is ambiguous.
+      if (error instanceof SizeLimitExceededError) return undefined;
+      throw error;
+    }
+    // More than one entry for a uin is the directory's mistake: nobody signs in as either.
+    if (searchEntries.length !== 1 || !searchEntries[0]) return undefined;
+    const person = personOf(searchEntries[0], this.config);
+    return isPerson(person) && person.uin === uin ? person : undefined;
+  }
+
+  /**
+   * One connection: opened, encrypted, bound as the service account, used, closed. `deadlineMs` bounds the
+   * whole of it (LDAP_TIMEOUT_MS for a sign-in; the sync's long listing has only the per-operation timeout).
+   */
+  private async session<T>(
+    work: (client: Client) => Promise<T>,
+    deadlineMs = this.config.timeoutMs,
+  ): Promise<T> {
+    const { url, ca, timeoutMs, startTls } = this.config;
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    const tlsOptions: ConnectionOptions = {
+      ...(ca !== undefined && { ca: [ca] }),
+      host,
+      ...(isIP(host) === 0 && { servername: host }),
+      minVersion: 'TLSv1.2',
+    };
+    // tlsOptions go to the constructor for ldaps:// only: given there for ldap://, ldapts's StartTLS fails.
+    const client = new Client({
+      url,
+      timeout: timeoutMs,
+      connectTimeout: timeoutMs,
+      strictDN: false,
+      ...(!startTls && { tlsOptions }),
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline =
+      deadlineMs > 0
+        ? new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new DirectoryUnavailable(`no answer from ${url} within ${deadlineMs} ms`)),
+              deadlineMs,
+            );
+          })
+        : undefined;
+    const run = async (): Promise<T> => {
+      try {
+        // RFC 4513 §3: TLS first, then the bind; a server without StartTLS is not asked anything else.
+        if (startTls) await client.startTLS({ ...tlsOptions });
+        await client.bind(this.config.bindDn, this.config.bindPassword);
+      } catch (error) {
+        throw new DirectoryUnavailable(`${url}: ${describe(error)}`, error);
+      }
+      try {
+        return await work(client);
+      } catch (error) {
+        if (error instanceof DirectoryUnavailable) throw error;
+        throw new DirectoryUnavailable(`${url}: ${describe(error)}`, error);
+      }
+    };
+    const running = run();
+    // Past the deadline the work is abandoned: its late failure must not surface as an unhandled rejection.
+    running.catch(() => undefined);
+    try {
+      const result = await (deadline ? Promise.race([running, deadline]) : running);
+      this.health?.(undefined);
+      return result;
+    } catch (error) {
+      if (error instanceof DirectoryUnavailable) this.health?.(error);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      client.unbind().catch(() => undefined);
+    }
+  }
+}
+
+/** An error in one line, without anything secret (ldapts' messages carry no credentials). */
+function describe(error: unknown): string {
+  if (error instanceof InvalidCredentialsError)
+    return 'the bind DN or its password was refused (LDAP_BIND_DN, LDAP_BIND_PASSWORD_FILE)';
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}
