@@ -3,6 +3,7 @@ import { type AppContext, createAppContext } from './app-context.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config/config.js';
 import { randomToken } from './domain/crypto.js';
+import { ConnectionDrain } from './http/connection-drain.js';
 import { buildServer } from './http/server.js';
 import { assertDatabaseIntact } from './ops/sqlite-maintenance.js';
 import { prepareSigningKeys } from './oauth/signing-keys.js';
@@ -16,14 +17,12 @@ export interface RunningServer {
   readonly ctx: AppContext;
   readonly url: string;
   /**
-   * Stops serving: no new connections, idle keep-alive connections closed at once, answers in flight sent
-   * with `Connection: close`; after `config.shutdownTimeout` seconds the connections still open are closed.
+   * Stops serving: no new connections, answers in flight and requests arriving on open connections answered
+   * with `Connection: close` (503 once Fastify stops accepting work), connections quiet for a second closed
+   * (./http/connection-drain.ts); after `config.shutdownTimeout` seconds the connections still open are closed.
    */
   close(): Promise<void>;
 }
-
-/** How often, while draining, connections that have just turned idle are closed. */
-const DRAIN_REAP_INTERVAL_MS = 100;
 
 /**
  * docs/interface.md#command-line: with no admin yet, create one with a generated one-time password and print it once — never a
@@ -74,6 +73,7 @@ export async function startServer(
   timer.unref();
   void purge();
 
+  const drain = new ConnectionDrain(app.server);
   const url = await app.listen({ port: config.port, host: config.host });
   return {
     app,
@@ -82,16 +82,16 @@ export async function startServer(
     async close() {
       clearInterval(timer);
       const server = app.server;
-      // An answer sent just before the drain began left its connection idle and keep-alive; close those too.
-      const reaper = setInterval(() => server.closeIdleConnections(), DRAIN_REAP_INTERVAL_MS);
+      drain.begin();
       const deadline = setTimeout(() => {
         app.log.warn({ after_s: config.shutdownTimeout }, 'shutdown: closing connections still open');
+        drain.end();
         server.closeAllConnections();
       }, config.shutdownTimeout * 1000);
       try {
         await app.close();
       } finally {
-        clearInterval(reaper);
+        drain.end();
         clearTimeout(deadline);
       }
       await store.close();
