@@ -199,15 +199,15 @@ export class LoginThrottle {
    * failed one's outcome is unknown: its count stays rather than refunding an earlier failure).
    */
   private async countedOrUndone(
-    hits: readonly PromiseSettledResult<ThrottleState>[],
-    keys: readonly string[],
-  ): Promise<ThrottleState[]> {
-    const failure = hits.find((hit) => hit.status === 'rejected');
-    if (failure === undefined) return hits.map((hit) => (hit as PromiseFulfilledResult<ThrottleState>).value);
-    await this.undo(
-      keys.filter((_key, i) => hits[i]?.status === 'fulfilled').map((key) => ({ refund: key })),
-    );
-    throw failure.reason;
+    [account, client]: readonly [PromiseSettledResult<ThrottleState>, PromiseSettledResult<ThrottleState>],
+    [accountCounter, addressCounter]: readonly [string, string],
+  ): Promise<[ThrottleState, ThrottleState]> {
+    if (account.status === 'fulfilled' && client.status === 'fulfilled') return [account.value, client.value];
+    await this.undo([
+      ...(account.status === 'fulfilled' ? [{ refund: accountCounter }] : []),
+      ...(client.status === 'fulfilled' ? [{ refund: addressCounter }] : []),
+    ]);
+    throw account.status === 'rejected' ? account.reason : (client as PromiseRejectedResult).reason;
   }
 
   /** Writes `undos`; those the database does not take now wait for the next count. */
