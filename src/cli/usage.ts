@@ -10,10 +10,12 @@ commands:
   app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...]
                                                  register an OAuth application; prints
                                                  {"client_id","client_secret"} as JSON
-  import-campux --sqlite FILE | --mongo-export DIR
+  import-campux --sqlite FILE | --mongo-export DIR [--keep-redirect-uri URI ...]
                                                  import users, apps and running bans from the
                                                  previous system (its SQLite file, or the files
-                                                 mongoexport wrote for account, oauth_app, ban_list)
+                                                 mongoexport wrote for account, oauth_app, ban_list);
+                                                 the report lists each redirect URI it dropped, and
+                                                 why; --keep-redirect-uri keeps one as it was
   users disable-dormant --days N [--apply]
                                                  list (one JSON line each, then a summary line)
                                                  the enabled accounts not signed in to for N days
