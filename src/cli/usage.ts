@@ -24,6 +24,10 @@ commands:
   backup FILE                                    copy the SQLite database to FILE, safe while serving
   restore FILE                                   replace the SQLite database with the backup FILE
                                                  (stop every server first; it refuses otherwise)
+  check                                          check the installation, one line per check: the
+                                                 database (SQLite integrity_check, PostgreSQL
+                                                 reachable), migrations current, signing keys and
+                                                 TOTP secrets open with the key; exit 0 or 1
   keys rotate                                    make a new id_token signing key pair active; the old
                                                  keys stay published until their id_tokens expire
   keys list                                      the signing keys, one JSON line each: kid, alg,

@@ -6,6 +6,7 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIN_SECRET_KEY_LENGTH, type SecretKeySource } from '../config/config.js';
 
@@ -98,6 +99,13 @@ async function loadSecret(source: SecretKeySource): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   return readSecretFile(source.path);
+}
+
+/** The path of a key file the configuration would create because it does not exist; undefined otherwise. */
+export function missingSecretKeyFile(source: SecretKeySource): string | undefined {
+  return source.kind === 'file' && source.createIfMissing && !existsSync(source.path)
+    ? source.path
+    : undefined;
 }
 
 /**

@@ -45,6 +45,8 @@ export interface Store {
   readonly logouts: LogoutRepository;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
+  /** The migrations not applied yet, without applying any (`campus-sso check`). */
+  pendingMigrations(): Promise<string[]>;
   /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */
   ping(): Promise<void>;
   /**
