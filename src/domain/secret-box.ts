@@ -101,6 +101,11 @@ async function loadSecret(source: SecretKeySource): Promise<string> {
   return readSecretFile(source.path);
 }
 
+/** A 256-bit key HKDF derives from the key-encryption key with `info`, for a purpose other than a box. */
+export async function loadDerivedKey(source: SecretKeySource, info: string): Promise<Buffer> {
+  return deriveKey(await loadSecret(source), info);
+}
+
 /** The path of a key file the configuration would create because it does not exist; undefined otherwise. */
 export function missingSecretKeyFile(source: SecretKeySource): string | undefined {
   return source.kind === 'file' && source.createIfMissing && !existsSync(source.path)
