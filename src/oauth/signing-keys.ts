@@ -149,7 +149,7 @@ async function openKeyRing(ctx: AppContext): Promise<KeyRing> {
   const missing = missingSecretKeyFile(ctx.config.secretKey);
   // docs/operations.md#backups: a database whose keys were sealed with a key file (a restored backup, say)
   // never gets a new one, which would open none of them: the start stops, and nothing is written.
-  if (missing !== undefined && (await ctx.store.signingKeys.list()).length > 0) {
+  if (missing !== undefined && (await holdsSealedSecrets(ctx.store))) {
     throw new KeyEncryptionError(
       `the key file ${missing} was not found; this database's signing keys and second-factor secrets are ` +
         'sealed with it. Put back the secret.key that was kept with this database (or set SECRET_KEY_FILE ' +
@@ -161,6 +161,13 @@ async function openKeyRing(ctx: AppContext): Promise<KeyRing> {
   const privateKeys = new Map<string, PrivateKey>();
   const active = await activeKey({ box, privateKeys }, records);
   return { box, privateKeys, active, loadedAt: ctx.clock.now() };
+}
+
+/** Whether the database holds a signing key or TOTP secret sealed with a key-encryption key. */
+async function holdsSealedSecrets(store: Store): Promise<boolean> {
+  const keys = await store.signingKeys.list();
+  if (keys.some((record) => isEncrypted(record.privateJwk))) return true;
+  return (await store.secondFactors.listTotpSecrets()).length > 0;
 }
 
 function keyRing(ctx: AppContext): Promise<KeyRing> {
