@@ -61,6 +61,11 @@ async function main(argv: string[]): Promise<number> {
     case 'keys':
       await keys(config, sub, rest, out);
       return 0;
+    case 'check': {
+      if (sub !== undefined) throw new UsageError(`check takes no arguments, got "${sub}"`);
+      const { checkCommand } = await import('./cli/check.js');
+      return (await checkCommand(config, out)) ? 0 : 1;
+    }
     case 'import-campux': {
       const { importCampuxCommand } = await import('./cli/import-campux.js');
       await importCampuxCommand(

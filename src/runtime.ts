@@ -4,9 +4,12 @@ import { systemClock } from './clock.js';
 import type { Config } from './config/config.js';
 import { randomToken } from './domain/crypto.js';
 import { scheduleDirectorySync } from './domain/directory-sync.js';
+import { ConnectionDrain } from './http/connection-drain.js';
 import { buildServer } from './http/server.js';
+import { StartupGate } from './http/startup-gate.js';
 import { assertDatabaseIntact } from './ops/sqlite-maintenance.js';
 import { prepareSigningKeys } from './oauth/signing-keys.js';
+import { isDatabaseUnavailable } from './storage/database-errors.js';
 import { openStore } from './storage/open-store.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -17,14 +20,17 @@ export interface RunningServer {
   readonly ctx: AppContext;
   readonly url: string;
   /**
-   * Stops serving: no new connections, idle keep-alive connections closed at once, answers in flight sent
-   * with `Connection: close`; after `config.shutdownTimeout` seconds the connections still open are closed.
+   * Resolves once the instance serves: at once, or when the database it started without has answered and
+   * been migrated; rejects when that preparation fails for another reason than an outage.
+   */
+  readonly started: Promise<void>;
+  /**
+   * Stops serving: no new connections, answers in flight and requests arriving on open connections answered
+   * with `Connection: close` (503 once Fastify stops accepting work), connections quiet for a second closed
+   * (./http/connection-drain.ts); after `config.shutdownTimeout` seconds the connections still open are closed.
    */
   close(): Promise<void>;
 }
-
-/** How often, while draining, connections that have just turned idle are closed. */
-const DRAIN_REAP_INTERVAL_MS = 100;
 
 /**
  * docs/interface.md#command-line: with no admin yet, create one with a generated one-time password and print it once — never a
@@ -45,24 +51,78 @@ async function ensureFirstAdmin(ctx: AppContext, app: FastifyInstance): Promise<
   );
 }
 
-/** Opens the database, migrates it, and starts serving. */
+/** The first wait before trying the database again at start-up; it doubles after every failure … */
+const START_RETRY_FIRST_MS = 250;
+/** … up to this. */
+const START_RETRY_MAX_MS = 5_000;
+
+/** Migrates the database, opens the signing keys and makes sure an admin exists: what serving needs. */
+async function prepareDatabase(ctx: AppContext, app: FastifyInstance): Promise<void> {
+  await ctx.store.migrate();
+  // A wrong SECRET_KEY stops the start here, with its message, instead of failing the first sign-in.
+  await prepareSigningKeys(ctx);
+  await ensureFirstAdmin(ctx, app);
+}
+
+/**
+ * Opens the database, migrates it, and starts serving. When the database is unavailable
+ * (docs/operations.md#starting-during-an-outage), the instance listens anyway, shut (`/healthz` 200, `/readyz`
+ * and everything else 503), tries again with backoff, and serves once the database answers; `started` then
+ * resolves. Any other failure (a wrong SECRET_KEY, a corrupt migration history) ends the start.
+ */
 export async function startServer(
   config: Config,
   options: { logger?: boolean } = {},
 ): Promise<RunningServer> {
   if (config.database.kind === 'sqlite') assertDatabaseIntact(config.database.file);
   const store = openStore(config.database);
-  await store.migrate();
   const ctx = createAppContext(config, store, systemClock);
-  // A wrong SECRET_KEY stops the start here, with its message, instead of failing the first sign-in.
+  const gate = new StartupGate();
+  const app = await buildServer(ctx, { ...options, startupGate: gate });
+  let outage: unknown;
   try {
-    await prepareSigningKeys(ctx);
+    await prepareDatabase(ctx, app);
   } catch (error) {
-    await store.close();
-    throw error;
+    if (!isDatabaseUnavailable(error)) {
+      await app.close();
+      await store.close();
+      throw error;
+    }
+    outage = error;
   }
-  const app = await buildServer(ctx, options);
-  await ensureFirstAdmin(ctx, app);
+  let stopping = false;
+  let wakeUp: (() => void) | undefined;
+  const waited = async (ms: number): Promise<void> => {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  };
+  /** Tries again until the database answers; logs the outage once, each later failure only at debug level. */
+  const waitForDatabase = async (first: unknown): Promise<void> => {
+    app.log.error(
+      { reason: String((first as Error)?.message ?? first), retry_max_s: START_RETRY_MAX_MS / 1000 },
+      'database unavailable at start; serving /healthz and retrying with backoff until it answers',
+    );
+    for (let attempt = 1, delay = START_RETRY_FIRST_MS; ; attempt++) {
+      await waited(delay);
+      if (stopping) return;
+      try {
+        await prepareDatabase(ctx, app);
+      } catch (error) {
+        if (stopping) return;
+        if (!isDatabaseUnavailable(error)) throw error;
+        app.log.debug({ attempt, err: error }, 'database still unavailable at start');
+        delay = Math.min(delay * 2, START_RETRY_MAX_MS);
+        continue;
+      }
+      app.log.info({ attempts: attempt + 1 }, 'database answered: migrated, now serving');
+      return;
+    }
+  };
 
   const purge = async (): Promise<void> => {
     try {
@@ -72,9 +132,13 @@ export async function startServer(
       app.log.warn({ err: error }, 'purging expired rows failed');
     }
   };
-  const timer = setInterval(() => void purge(), PURGE_INTERVAL_MS);
-  timer.unref();
-  void purge();
+  let timer: NodeJS.Timeout | undefined;
+  const serving = (): void => {
+    gate.open();
+    timer = setInterval(() => void purge(), PURGE_INTERVAL_MS);
+    timer.unref();
+    void purge();
+  };
 
   // docs/operations.md#what-the-sync-does: LDAP_SYNC_INTERVAL, one instance at a time (Store.exclusive).
   const directory = ctx.passwords.directory;
@@ -84,25 +148,38 @@ export async function startServer(
       ? scheduleDirectorySync({ ...ctx, directory }, interval * 1000, app.log)
       : undefined;
 
+  const drain = new ConnectionDrain(app.server);
   const url = await app.listen({ port: config.port, host: config.host });
+  let started: Promise<void>;
+  if (outage === undefined) {
+    serving();
+    started = Promise.resolve();
+  } else {
+    started = waitForDatabase(outage).then(() => {
+      if (!stopping) serving();
+    });
+  }
   return {
     app,
     ctx,
     url,
+    started,
     async close() {
+      stopping = true;
+      wakeUp?.();
       clearInterval(timer);
       await directorySync?.stop();
       const server = app.server;
-      // An answer sent just before the drain began left its connection idle and keep-alive; close those too.
-      const reaper = setInterval(() => server.closeIdleConnections(), DRAIN_REAP_INTERVAL_MS);
+      drain.begin();
       const deadline = setTimeout(() => {
         app.log.warn({ after_s: config.shutdownTimeout }, 'shutdown: closing connections still open');
+        drain.end();
         server.closeAllConnections();
       }, config.shutdownTimeout * 1000);
       try {
         await app.close();
       } finally {
-        clearInterval(reaper);
+        drain.end();
         clearTimeout(deadline);
       }
       await store.close();

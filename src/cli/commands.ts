@@ -37,6 +37,12 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Started during an outage, the instance prepares the database once it answers; a failure then that is
+  // no outage (a wrong SECRET_KEY) ends the process as it would have at the start.
+  server.started.catch((error: unknown) => {
+    process.stderr.write(`campus-sso: ${(error as Error).message ?? String(error)}\n`);
+    void server.close().finally(() => process.exit(1));
+  });
 }
 
 export async function migrate(config: Config, out: Output): Promise<void> {

@@ -7,10 +7,17 @@ import { withStore } from './with-store.js';
 
 /**
  * `campus-sso import-campux --sqlite FILE` or `--mongo-export DIR` (the files `mongoexport` wrote for the
- * collections `account`, `oauth_app` and `ban_list`): prints the import report as JSON.
+ * collections `account`, `oauth_app` and `ban_list`), with `--keep-redirect-uri URI` for each Campux-era
+ * redirect URI to keep although the rules refuse it: prints the import report as JSON.
  */
 export async function importCampuxCommand(config: Config, args: string[], out: Output): Promise<void> {
-  const values = parseOptions(args, { sqlite: { type: 'string' }, 'mongo-export': { type: 'string' } });
+  const values = parseOptions(args, {
+    sqlite: { type: 'string' },
+    'mongo-export': { type: 'string' },
+    // docs/operations.md#moving-from-campux: a Campux-era redirect URI the school still needs, kept as it was.
+    'keep-redirect-uri': { type: 'string', multiple: true },
+  });
+  const options = { keepRedirectUris: values['keep-redirect-uri'] ?? [] };
   const file = values.sqlite;
   const dir = values['mongo-export'];
   if ((file === undefined) === (dir === undefined)) {
@@ -23,8 +30,8 @@ export async function importCampuxCommand(config: Config, args: string[], out: O
   await withStore(config, async (store) => {
     const report =
       file !== undefined
-        ? await importCampux(store, systemClock, file)
-        : await importCampuxMongoExport(store, systemClock, dir as string);
+        ? await importCampux(store, systemClock, file, options)
+        : await importCampuxMongoExport(store, systemClock, dir as string, options);
     out(JSON.stringify(report, null, 2));
   });
 }

@@ -14,10 +14,12 @@ commands:
                                                  service URL (then --redirect-uri is optional)
   app list                                       the apps, one JSON line each: client_id, name,
                                                  emoji, disabled, redirect_uris, cas_services
-  import-campux --sqlite FILE | --mongo-export DIR
+  import-campux --sqlite FILE | --mongo-export DIR [--keep-redirect-uri URI ...]
                                                  import users, apps and running bans from the
                                                  previous system (its SQLite file, or the files
-                                                 mongoexport wrote for account, oauth_app, ban_list)
+                                                 mongoexport wrote for account, oauth_app, ban_list);
+                                                 the report lists each redirect URI it dropped, and
+                                                 why; --keep-redirect-uri keeps one as it was
   users disable-dormant --days N [--apply]
                                                  list (one JSON line each, then a summary line)
                                                  the enabled accounts not signed in to for N days
@@ -30,6 +32,10 @@ commands:
   backup FILE                                    copy the SQLite database to FILE, safe while serving
   restore FILE                                   replace the SQLite database with the backup FILE
                                                  (stop every server first; it refuses otherwise)
+  check                                          check the installation, one line per check: the
+                                                 database (SQLite integrity_check, PostgreSQL
+                                                 reachable), migrations current, signing keys and
+                                                 TOTP secrets open with the key; exit 0 or 1
   keys rotate                                    make a new id_token signing key pair active; the old
                                                  keys stay published until their id_tokens expire
   keys list                                      the signing keys, one JSON line each: kid, alg,

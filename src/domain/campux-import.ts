@@ -19,7 +19,12 @@ import { sha256Hex } from './crypto.js';
 import { NO_LOGOUT_URIS } from './apps.js';
 import { isSingleEmoji } from './emoji.js';
 import { isArgon2idHash } from './passwords.js';
-import { redirectUriProblem } from './redirect-uris.js';
+import {
+  type RedirectUriProblem,
+  canonicalRedirectUri,
+  redirectUriProblem as redirectUriRule,
+} from '../shared/redirect-uris.js';
+import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris.js';
 import { isValidUin } from './users.js';
 
 /** A Campux ban that had not ended: the user is disabled (there is no end date on a disabled account). */
@@ -43,7 +48,37 @@ export interface CampuxImportReport {
     failed: { client_id: unknown; reason: string }[];
     /** Apps that had no (valid) redirect URIs: they refuse authorization until an admin registers them. */
     without_redirect_uris: { client_id: string; name: string }[];
+    /** Every redirect URI not imported, and why: an app that still sends it would be refused (code 3). */
+    dropped_redirect_uris: DroppedRedirectUri[];
+    /** URIs the rules refuse that were kept as they were, because the operator asked (`--keep-redirect-uri`). */
+    kept_redirect_uris: DroppedRedirectUri[];
   };
+}
+
+export interface DroppedRedirectUri {
+  readonly client_id: string;
+  readonly uri: string;
+  readonly reason: string;
+}
+
+export interface CampuxImportOptions {
+  /**
+   * Campux-era redirect URIs to keep although the registration rules refuse them (docs/operations.md#moving-from-campux):
+   * only a URI that is not in canonical form, or plain http to a host that is not loopback, may be kept.
+   */
+  readonly keepRedirectUris?: readonly string[];
+}
+
+/** The rules an operator may waive for a Campux-era URI: neither lets the URI mean something else. */
+const WAIVABLE: readonly RedirectUriProblem[] = ['notCanonical', 'httpNotLoopback'];
+
+/** Whether `uri` may be kept on the operator's word: it breaks a waivable rule and no other. */
+function mayBeKept(uri: string): boolean {
+  const rule = redirectUriRule(uri);
+  if (rule === undefined || !WAIVABLE.includes(rule)) return false;
+  const canonical = canonicalRedirectUri(uri);
+  const again = canonical === undefined ? 'notAbsolute' : redirectUriRule(canonical);
+  return again === undefined || WAIVABLE.includes(again);
 }
 
 type Row = Record<string, unknown>;
@@ -222,12 +257,17 @@ function activeBans(rows: Row[], now: number): Map<number, { reason: string; unt
 }
 
 /** Imports a Campux SQLite file (`--sqlite FILE`). */
-export async function importCampux(store: Store, clock: Clock, file: string): Promise<CampuxImportReport> {
+export async function importCampux(
+  store: Store,
+  clock: Clock,
+  file: string,
+  options: CampuxImportOptions = {},
+): Promise<CampuxImportReport> {
   const rows = readSqlite(file);
   if (!rows.accounts && !rows.apps) {
     throw new Error(`${file} has neither a Campux accounts table nor an OAuth apps table`);
   }
-  return importRows(store, clock, rows);
+  return importRows(store, clock, rows, options);
 }
 
 /** Imports what `mongoexport` wrote for a Campux MongoDB install (`--mongo-export DIR`). */
@@ -235,6 +275,7 @@ export async function importCampuxMongoExport(
   store: Store,
   clock: Clock,
   dir: string,
+  options: CampuxImportOptions = {},
 ): Promise<CampuxImportReport> {
   const rows = readMongoExport(dir);
   if (!rows.accounts && !rows.apps) {
@@ -243,14 +284,27 @@ export async function importCampuxMongoExport(
         'mongoexport --db=DB --collection=account --out=DIR/account.json (and oauth_app, ban_list)',
     );
   }
-  return importRows(store, clock, rows);
+  return importRows(store, clock, rows, options);
 }
 
-async function importRows(store: Store, clock: Clock, rows: CampuxRows): Promise<CampuxImportReport> {
+async function importRows(
+  store: Store,
+  clock: Clock,
+  rows: CampuxRows,
+  options: CampuxImportOptions,
+): Promise<CampuxImportReport> {
   const report: CampuxImportReport = {
     users: { created: 0, existing: 0, failed: [], banned: [] },
-    apps: { created: 0, existing: 0, failed: [], without_redirect_uris: [] },
+    apps: {
+      created: 0,
+      existing: 0,
+      failed: [],
+      without_redirect_uris: [],
+      dropped_redirect_uris: [],
+      kept_redirect_uris: [],
+    },
   };
+  const keep = new Set(options.keepRedirectUris ?? []);
   const bans = activeBans(rows.bans, clock.now());
   if (rows.accounts) {
     for (const row of rows.accounts) {
@@ -303,9 +357,20 @@ async function importRows(store: Store, clock: Clock, rows: CampuxRows): Promise
           .trim()
           .slice(0, 64) || clientId;
       const emoji = typeof row.emoji === 'string' && isSingleEmoji(row.emoji) ? row.emoji : '🔑';
-      const redirectUris = parseRedirectUris(row.redirect_uris ?? row.redirect_uri)
-        .filter((u) => redirectUriProblem(u) === undefined)
-        .slice(0, 10);
+      const redirectUris: string[] = [];
+      for (const uri of parseRedirectUris(row.redirect_uris ?? row.redirect_uri)) {
+        const problem = redirectUriProblem(uri);
+        const drop = (reason: string): void =>
+          void report.apps.dropped_redirect_uris.push({ client_id: clientId, uri, reason });
+        if (redirectUris.includes(uri)) drop('listed twice');
+        else if (redirectUris.length >= MAX_REDIRECT_URIS)
+          drop(`more than ${MAX_REDIRECT_URIS} redirect URIs: register it in place of another`);
+        else if (problem === undefined) redirectUris.push(uri);
+        else if (keep.has(uri) && mayBeKept(uri)) {
+          redirectUris.push(uri);
+          report.apps.kept_redirect_uris.push({ client_id: clientId, uri, reason: problem });
+        } else drop(problem);
+      }
       const inserted = await store.apps.insert({
         clientId,
         name,

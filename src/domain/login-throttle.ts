@@ -12,6 +12,10 @@ import type { Store, ThrottleState } from '../storage/store.js';
  * Within the budget, as many attempts as the budget allows may be checked at once. Once a lock has expired,
  * the next attempt IS checked — one at a time, so a burst after the lock still buys one guess: a check gate
  * (a second counter per key) lets the attempt that takes it through and refuses the others until it settles.
+ *
+ * An attempt that ends in a database error decided nothing, so it is never a failure: `interrupted` takes its
+ * count back and releases its gate. The database is often still unavailable then, so what it could not write
+ * waits in memory and is written before this instance counts its next attempt (docs/security.md).
  */
 interface Policy {
   /** The failure that reaches this count locks; each further one doubles the lock. */
@@ -70,7 +74,19 @@ function verdict(policy: Policy, key: string, state: ThrottleState, now: number)
   return { check: false, wait: Math.ceil(policy.firstLockMs / 1000) };
 }
 
+/** A write that takes back an interrupted attempt: a count refunded, or a check gate released. */
+interface Undo {
+  readonly refund?: string;
+  readonly release?: string;
+}
+
 export class LoginThrottle {
+  /** Attempts settled (or being settled) by their password check: an interruption no longer undoes them. */
+  private readonly settled = new WeakSet<Attempt>();
+  /** Undos of interrupted attempts that the database did not take yet. */
+  private readonly undos = new Set<Undo>();
+  private writing: Promise<void> | undefined;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -78,14 +94,17 @@ export class LoginThrottle {
 
   /** Counts an attempt; answers it with `retryAfter` > 0 when it must be refused without checking. */
   async begin(uin: number, address: string): Promise<Attempt> {
+    // Interrupted attempts are taken back first, so they never count against this one.
+    if (this.undos.size > 0) await this.writeUndos();
     const now = this.clock.now();
     const lock = await this.standingLock(uin, address, now);
     // Refused during a lock without counting: hammering a locked account does not lengthen its owner's wait.
     if (lock) return { ...refused(uin, address, secondsUntil(lock.until, now)), lock };
-    const [account, client] = await Promise.all([
+    const hits = await Promise.allSettled([
       this.store.throttles.hit(accountKey(uin), now, now - ACCOUNT.windowMs),
       this.store.throttles.hit(addressKey(address), now, now - ADDRESS.windowMs),
     ]);
+    const [account, client] = await this.countedOrUndone(hits, [accountKey(uin), addressKey(address)]);
     const verdicts = [
       verdict(ACCOUNT, accountKey(uin), account, now),
       verdict(ADDRESS, addressKey(address), client, now),
@@ -95,16 +114,29 @@ export class LoginThrottle {
     for (const v of verdicts) {
       if (!v.check) wait = Math.max(wait, v.wait);
       else if (v.gate !== undefined && wait === 0) {
-        if (await this.takeGate(v.gate, now)) gates.push(v.gate);
+        let taken: boolean;
+        try {
+          taken = await this.takeGate(v.gate, now);
+        } catch (error) {
+          // The gate may have been taken before the connection broke: released with the counts.
+          await this.undo([
+            ...gates.map((gate) => ({ release: gate })),
+            { release: v.gate },
+            { refund: accountKey(uin) },
+            { refund: addressKey(address) },
+          ]);
+          throw error;
+        }
+        if (taken) gates.push(v.gate);
         else wait = 1; // Another attempt is being checked; its answer decides the next lock.
       }
     }
     if (wait > 0) {
       // Refused unchecked, so not counted.
-      await Promise.all([
-        ...gates.map((gate) => this.store.throttles.delete(gate)),
-        this.store.throttles.refund(accountKey(uin)),
-        this.store.throttles.refund(addressKey(address)),
+      await this.undo([
+        ...gates.map((gate) => ({ release: gate })),
+        { refund: accountKey(uin) },
+        { refund: addressKey(address) },
       ]);
       return refused(uin, address, wait);
     }
@@ -117,6 +149,7 @@ export class LoginThrottle {
       this.store.throttles.delete(accountKey(attempt.uin)),
       this.store.throttles.refund(addressKey(attempt.address)),
     ]);
+    this.settled.add(attempt);
     await this.releaseGates(attempt);
   }
 
@@ -130,6 +163,7 @@ export class LoginThrottle {
       this.store.throttles.refund(accountKey(attempt.uin)),
       this.store.throttles.refund(addressKey(attempt.address)),
     ]);
+    this.settled.add(attempt);
     await this.releaseGates(attempt);
   }
 
@@ -155,14 +189,31 @@ export class LoginThrottle {
       this.store.throttles.refund(accountKey(attempt.uin)),
       this.store.throttles.refund(addressKey(attempt.address)),
     ]);
+    this.settled.add(attempt);
     await this.releaseGates(attempt);
   }
 
   /** The password was wrong: the counted attempt stays, and locks when it reached the limit. */
   async failed(attempt: Attempt): Promise<void> {
+    // A wrong password stays a failure even when writing its lock is interrupted.
+    this.settled.add(attempt);
     // The lock is in place before the gate opens, so no other attempt slips in between.
     await this.applyLocks(attempt.uin, attempt.address, attempt.account, attempt.client, this.clock.now());
     await this.releaseGates(attempt);
+  }
+
+  /**
+   * The attempt ended in a database error before its check settled it: nothing was decided, so its count is
+   * taken back and its check gate released, now or, while the database is unavailable, before the next count.
+   */
+  async interrupted(attempt: Attempt): Promise<void> {
+    if (attempt.retryAfter > 0) return; // refused and never counted
+    const undos: Undo[] = attempt.gates.map((gate) => ({ release: gate }));
+    if (!this.settled.has(attempt)) {
+      this.settled.add(attempt);
+      undos.push({ refund: accountKey(attempt.uin) }, { refund: addressKey(attempt.address) });
+    }
+    await this.undo(undos);
   }
 
   /** Seconds until a sign-in may be tried again (0: now), without counting an attempt. */
@@ -176,6 +227,52 @@ export class LoginThrottle {
   private async takeGate(gate: string, now: number): Promise<boolean> {
     const state = await this.store.throttles.hit(gate, now, now - GATE_MS);
     return state.failures === 1;
+  }
+
+  /**
+   * The states of the two counting hits; when one of them failed, the other's count is taken back (the
+   * failed one's outcome is unknown: its count stays rather than refunding an earlier failure).
+   */
+  private async countedOrUndone(
+    [account, client]: readonly [PromiseSettledResult<ThrottleState>, PromiseSettledResult<ThrottleState>],
+    [accountCounter, addressCounter]: readonly [string, string],
+  ): Promise<[ThrottleState, ThrottleState]> {
+    if (account.status === 'fulfilled' && client.status === 'fulfilled') return [account.value, client.value];
+    await this.undo([
+      ...(account.status === 'fulfilled' ? [{ refund: accountCounter }] : []),
+      ...(client.status === 'fulfilled' ? [{ refund: addressCounter }] : []),
+    ]);
+    throw account.status === 'rejected' ? account.reason : (client as PromiseRejectedResult).reason;
+  }
+
+  /** Writes `undos`; those the database does not take now wait for the next count. */
+  private async undo(undos: readonly Undo[]): Promise<void> {
+    for (const undo of undos) this.undos.add(undo);
+    await this.writeUndos().catch(() => undefined);
+  }
+
+  /** Writes the waiting undos, each once; throws when the database did not take one of them. */
+  private writeUndos(): Promise<void> {
+    this.writing ??= this.writeWaitingUndos().finally(() => (this.writing = undefined));
+    return this.writing;
+  }
+
+  private async writeWaitingUndos(): Promise<void> {
+    const waiting = [...this.undos];
+    this.undos.clear();
+    const results = await Promise.allSettled(
+      waiting.map(async (undo) => {
+        try {
+          if (undo.refund !== undefined) await this.store.throttles.refund(undo.refund);
+          if (undo.release !== undefined) await this.store.throttles.delete(undo.release);
+        } catch (error) {
+          this.undos.add(undo);
+          throw error;
+        }
+      }),
+    );
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 
   private async releaseGates(attempt: Attempt): Promise<void> {

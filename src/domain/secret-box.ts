@@ -6,6 +6,7 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIN_SECRET_KEY_LENGTH, type SecretKeySource } from '../config/config.js';
 
@@ -100,6 +101,13 @@ async function loadSecret(source: SecretKeySource): Promise<string> {
   return readSecretFile(source.path);
 }
 
+/** The path of a key file the configuration would create because it does not exist; undefined otherwise. */
+export function missingSecretKeyFile(source: SecretKeySource): string | undefined {
+  return source.kind === 'file' && source.createIfMissing && !existsSync(source.path)
+    ? source.path
+    : undefined;
+}
+
 /**
  * The box whose key HKDF derives from the key-encryption key with `info`: by default the TOTP secrets' box.
  * What a box sealed opens only with the same secret and the same `info`.
@@ -110,7 +118,7 @@ export async function loadSecretBox(source: SecretKeySource, info = TOTP_SECRETS
 
 /**
  * A 256-bit key HKDF derives from the key-encryption key with `info`, for a keyed digest rather than a box (the
- * recovery codes' HMAC, src/domain/recovery-codes.ts).
+ * recovery codes' HMAC, src/domain/recovery-codes.ts; the code exchange's derived tokens).
  */
 export async function loadDerivedKey(source: SecretKeySource, info: string): Promise<Buffer> {
   return deriveKey(await loadSecret(source), info);

@@ -81,6 +81,20 @@ export class TotpService {
     return step !== undefined && this.store.secondFactors.acceptTotpStep(uin, step, undefined);
   }
 
+  /** The users whose stored secret this key-encryption key cannot open (`campus-sso check`). */
+  async unreadableSecrets(): Promise<number[]> {
+    const box = await this.secretBox();
+    const unreadable: number[] = [];
+    for (const { uin, sealedSecret } of await this.store.secondFactors.listTotpSecrets()) {
+      try {
+        box.open(sealedSecret, aad(uin));
+      } catch {
+        unreadable.push(uin);
+      }
+    }
+    return unreadable;
+  }
+
   async remove(uin: number): Promise<boolean> {
     return this.store.secondFactors.deleteTotp(uin);
   }

@@ -12,6 +12,7 @@ import { registerConnectionDraining } from './plugins/connection-draining.js';
 import { registerCsrfCheck } from './plugins/csrf.js';
 import { registerNulCheck } from './plugins/nul-check.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { type StartupGate, registerStartupGate } from './startup-gate.js';
 import { recordRoutes } from './plugins/method-not-allowed.js';
 import { errorHandler, render } from './responses.js';
 import { registerAll } from './route-plugin.js';
@@ -42,6 +43,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 export interface ServerOptions {
   /** Log requests (off in tests unless asked). */
   readonly logger?: boolean;
+  /** Shut until the database has answered at start-up (./startup-gate.ts); always open when absent. */
+  readonly startupGate?: StartupGate;
 }
 
 /**
@@ -95,6 +98,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   registerDatabaseOutage(app);
   registerDirectoryOutage(app, ctx.passwords.directory);
+  if (options.startupGate) registerStartupGate(app, options.startupGate, ctx.store.kind);
   registerBodyParsers(app);
   registerConnectionDraining(app);
   registerSecurityHeaders(app, ctx.config);
@@ -122,8 +126,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     throw notFound(`no such endpoint: ${request.method} ${path}`);
   });
 
-  // Back-channel logouts are sent by every instance while it serves (docs/interface.md#sessions-and-sign-out).
-  app.addHook('onReady', async () => ctx.logoutDeliveries.start(app.log));
+  // Back-channel logouts are sent by every instance while it serves (docs/interface.md#sessions-and-sign-out),
+  // from when the database has answered, for an instance started during an outage.
+  app.addHook('onReady', async () => {
+    if (options.startupGate?.isOpen === false) {
+      void options.startupGate.whenOpen().then(() => ctx.logoutDeliveries.start(app.log));
+    } else ctx.logoutDeliveries.start(app.log);
+  });
   app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
 
   await app.register(healthRoutes, { ctx, registry });

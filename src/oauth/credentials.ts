@@ -15,6 +15,7 @@
  * Credentials issued before this scheme (32 random bytes, 43 characters) are stored under their bare SHA-256
  * hex; `credentialKey` still finds them, so an upgrade signs nobody out.
  */
+import { createHmac } from 'node:crypto';
 import { fillRandom, sha256Hex } from '../domain/crypto.js';
 
 const TIME_BYTES = 6;
@@ -31,6 +32,19 @@ export function newCredential(now: number): string {
   const bytes = Buffer.allocUnsafe(TIME_BYTES + RANDOM_BYTES);
   fillRandom(bytes, TIME_BYTES, RANDOM_BYTES);
   bytes.writeUIntBE(Math.min(MAX_TIME, Math.max(0, Math.trunc(now))), 0, TIME_BYTES);
+  return bytes.toString('base64url');
+}
+
+/**
+ * A credential derived from another one (the tokens of a code exchange, from the code), in the same format:
+ * the issuing millisecond, then HMAC-SHA-256 under a server key of `purpose` and `from` (32 bytes; a PRF of a
+ * 256-bit random credential is as unguessable as fresh random bytes). Derived, a retried exchange finds the
+ * same tokens again without their ever being stored (docs/security.md#token-endpoint-and-grants).
+ */
+export function derivedCredential(key: Buffer, purpose: string, from: string, issuedAt: number): string {
+  const bytes = Buffer.allocUnsafe(TIME_BYTES + RANDOM_BYTES);
+  createHmac('sha256', key).update(`${purpose}\0${from}`).digest().copy(bytes, TIME_BYTES);
+  bytes.writeUIntBE(Math.min(MAX_TIME, Math.max(0, Math.trunc(issuedAt))), 0, TIME_BYTES);
   return bytes.toString('base64url');
 }
 

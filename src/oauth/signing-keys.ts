@@ -14,7 +14,14 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK
 import type { AppContext } from '../app-context.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { SigningKeyRecord, Store } from '../storage/store.js';
-import { decryptPrivateJwk, encryptPrivateJwk, isEncrypted, loadSigningKeyBox } from './key-encryption.js';
+import { missingSecretKeyFile } from '../domain/secret-box.js';
+import {
+  KeyEncryptionError,
+  decryptPrivateJwk,
+  encryptPrivateJwk,
+  isEncrypted,
+  loadSigningKeyBox,
+} from './key-encryption.js';
 
 /** OIDC Discovery §3: the algorithms listed in metadata, RS256 first. */
 export const ID_TOKEN_ALGS = ['RS256', 'ES256'] as const;
@@ -139,11 +146,28 @@ async function activeKey(
 }
 
 async function openKeyRing(ctx: AppContext): Promise<KeyRing> {
+  const missing = missingSecretKeyFile(ctx.config.secretKey);
+  // docs/operations.md#backups: a database whose keys were sealed with a key file (a restored backup, say)
+  // never gets a new one, which would open none of them: the start stops, and nothing is written.
+  if (missing !== undefined && (await holdsSealedSecrets(ctx.store))) {
+    throw new KeyEncryptionError(
+      `the key file ${missing} was not found; this database's signing keys and second-factor secrets are ` +
+        'sealed with it. Put back the secret.key that was kept with this database (or set SECRET_KEY_FILE ' +
+        'to it); nothing was written',
+    );
+  }
   const box = await loadSigningKeyBox(ctx.config.secretKey);
   const records = await ensureKeys(ctx, box);
   const privateKeys = new Map<string, PrivateKey>();
   const active = await activeKey({ box, privateKeys }, records);
   return { box, privateKeys, active, loadedAt: ctx.clock.now() };
+}
+
+/** Whether the database holds a signing key or TOTP secret sealed with a key-encryption key. */
+async function holdsSealedSecrets(store: Store): Promise<boolean> {
+  const keys = await store.signingKeys.list();
+  if (keys.some((record) => isEncrypted(record.privateJwk))) return true;
+  return (await store.secondFactors.listTotpSecrets()).length > 0;
 }
 
 function keyRing(ctx: AppContext): Promise<KeyRing> {
@@ -174,6 +198,20 @@ export async function signingKey(ctx: AppContext): Promise<SigningKey> {
     ring.active = await activeKey(ring, await ctx.store.signingKeys.list());
   }
   return ring.active;
+}
+
+/** The kids of the stored keys this key-encryption key cannot open (`campus-sso check`). */
+export async function unreadableSigningKeys(ctx: AppContext): Promise<string[]> {
+  const box = await loadSigningKeyBox(ctx.config.secretKey);
+  const unreadable: string[] = [];
+  for (const record of await ctx.store.signingKeys.list()) {
+    try {
+      if (isEncrypted(record.privateJwk)) decryptPrivateJwk(box, record.kid, record.privateJwk);
+    } catch {
+      unreadable.push(record.kid);
+    }
+  }
+  return unreadable;
 }
 
 /** Every stored key with its status, oldest first (`campus-sso keys list`). */

@@ -41,8 +41,8 @@ function mintForGrant<F extends string | null>(
   familyId: F,
   now: number,
   ttlSeconds: number,
+  value = newCredential(now),
 ): Minted<GrantedToken<F>> {
-  const value = newCredential(now);
   return {
     value,
     record: {
@@ -64,8 +64,10 @@ export function mintAccessToken(
   grant: TokenGrant,
   familyId: string | null,
   now: number,
+  /** The credential, when derived rather than random (a code exchange's, ./grants/authorization-code.ts). */
+  value?: string,
 ): Minted<AccessTokenRecord> {
-  return mintForGrant(grant, familyId, now, ctx.config.accessTokenTtl);
+  return mintForGrant(grant, familyId, now, ctx.config.accessTokenTtl, value);
 }
 
 export function mintRefreshToken(
@@ -74,8 +76,9 @@ export function mintRefreshToken(
   familyId: string,
   authTime: number,
   now: number,
+  derived?: string,
 ): Minted<RefreshTokenRecord> {
-  const { value, record } = mintForGrant(grant, familyId, now, ctx.config.refreshTokenTtl);
+  const { value, record } = mintForGrant(grant, familyId, now, ctx.config.refreshTokenTtl, derived);
   return { value, record: { ...record, authTime, rotatedAt: null, amr: grant.amr, sid: grant.sid } };
 }
 

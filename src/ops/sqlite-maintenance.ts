@@ -8,7 +8,7 @@
  *   files beside it: a crashed server's WAL applied to another database file corrupts it.
  * - Start-up runs `quick_check`, so a damaged file is refused instead of served from.
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteDatabase } from '../storage/sqlite-driver.js';
@@ -142,10 +142,14 @@ export function backupSqlite(databaseFile: string, backupFile: string): BackupRe
   const db = new SqliteDatabase(source, { readonly: true, fileMustExist: true, timeout: 5000 });
   try {
     vacuumInto(db, temporary);
+    renameSync(temporary, target);
+  } catch (error) {
+    // A failed backup leaves nothing behind: no half-written or orphaned copy beside the target.
+    rmSync(temporary, { force: true });
+    throw error;
   } finally {
     db.close();
   }
-  renameSync(temporary, target);
   syncDirectory(dirname(target));
   return { backup: target, bytes: statSync(target).size, ms: Math.round(performance.now() - started) };
 }
@@ -174,10 +178,15 @@ export function restoreSqlite(databaseFile: string, backupFile: string): Restore
       `the database ${target} is in use (a running campus-sso server?); stop every server, then restore`,
     );
   }
+  // Into a folder that does not exist yet, as `serve` creates it for a new database.
+  mkdirSync(dirname(target), { recursive: true });
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.restoring`);
   const db = new SqliteDatabase(source, { readonly: true, fileMustExist: true });
   try {
     vacuumInto(db, temporary);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
   } finally {
     db.close();
   }

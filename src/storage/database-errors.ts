@@ -99,7 +99,7 @@ export function mustDiscardConnection(error: unknown): boolean {
 
 /** Whether `error` means the database is unavailable now, so the request may succeed when retried later. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseTimeout) return true;
+  if (error instanceof DatabaseTimeout || error instanceof DatabaseNotReady) return true;
   if (isConnectionFailure(error)) return true;
   for (const one of chain(error)) {
     const code = codeOf(one);
@@ -116,5 +116,14 @@ export class DatabaseTimeout extends Error {
 
   constructor(what: string, ms: number) {
     super(`${what} did not answer within ${ms} ms`);
+  }
+}
+
+/** The instance is still waiting for the database to answer at start-up (docs/operations.md#starting-during-an-outage). */
+export class DatabaseNotReady extends Error {
+  override readonly name = 'DatabaseNotReady';
+
+  constructor() {
+    super('the database has not answered since the start; waiting for it');
   }
 }

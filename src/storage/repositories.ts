@@ -264,6 +264,8 @@ export interface SigningKeyRepository {
 
 export interface SecondFactorRepository {
   findTotp(uin: number): Promise<TotpCredentialRecord | undefined>;
+  /** Every stored TOTP secret, sealed (`campus-sso check` opens each). */
+  listTotpSecrets(): Promise<{ uin: number; sealedSecret: string }[]>;
   /** Stores a new unconfirmed secret over any unconfirmed one; answers false when a confirmed one exists. */
   putUnconfirmedTotp(credential: TotpCredentialRecord): Promise<boolean>;
   /**

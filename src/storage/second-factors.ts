@@ -38,6 +38,14 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
     return this.findBy('totp_credentials', 'uin', uin, toTotp);
   }
 
+  listTotpSecrets(): Promise<{ uin: number; sealedSecret: string }[]> {
+    return this.db
+      .selectFrom('totp_credentials')
+      .select(['uin', 'sealed_secret as sealedSecret'])
+      .orderBy('uin')
+      .execute();
+  }
+
   async putUnconfirmedTotp(credential: TotpCredentialRecord): Promise<boolean> {
     const result = await this.db
       .insertInto('totp_credentials')

@@ -119,6 +119,22 @@ export class SqlStore implements Store {
     return (error as { code?: string }).code === '3F000';
   }
 
+  async pendingMigrations(): Promise<string[]> {
+    const db = this.connection.db;
+    // The Migrator's own tables are in the schema this connection works in (see migrate).
+    const migrationTableSchema =
+      this.kind === 'postgres'
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+        : undefined;
+    const migrator = new Migrator({
+      db,
+      provider: migrationProvider,
+      ...(migrationTableSchema ? { migrationTableSchema } : {}),
+    });
+    const migrations = await migrator.getMigrations();
+    return migrations.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
+  }
+
   async ping(): Promise<void> {
     await this.readiness.probe();
   }

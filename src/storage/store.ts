@@ -52,6 +52,8 @@ export interface Store {
   exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>>;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
+  /** The migrations not applied yet, without applying any (`campus-sso check`). */
+  pendingMigrations(): Promise<string[]>;
   /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */
   ping(): Promise<void>;
   /**

@@ -2,7 +2,17 @@
  * `campus-sso backup FILE` and `campus-sso restore FILE` (README.md#backup-and-restore), and the start-up
  * integrity check that refuses to serve from a damaged SQLite file.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';
@@ -233,4 +243,52 @@ describe('campus-sso serve on a damaged SQLite file', () => {
     expect(lines[0]).toMatch(/^campus-sso: the database .* is damaged \(.+\); not serving from it\. /);
     expect(lines[0]).toMatch(/campus-sso restore BACKUP_FILE$/);
   }, 30_000);
+});
+
+describe('campus-sso backup and restore, small faults', () => {
+  /** A database that a server has started on once (signing keys sealed with its secret.key), and its backup. */
+  async function servedAndBackedUp(name: string): Promise<{ file: string; backup: string }> {
+    const folder = mkdtempSync(join(dir, `${name}-`));
+    const file = join(folder, 'campus-sso.sqlite');
+    const config = loadConfig({ DATABASE_URL: `sqlite:${file}`, PORT: '0', LOG_LEVEL: 'silent' });
+    const server = await startServer(config, { logger: false });
+    await server.close();
+    expect(existsSync(join(folder, 'secret.key'))).toBe(true);
+    const backup = join(dir, `${name}-backup.sqlite`);
+    const result = await runCli(['backup', backup], { DATABASE_URL: `sqlite:${file}` });
+    expect(result.code, result.stderr).toBe(0);
+    return { file, backup };
+  }
+
+  it('restores into a folder that does not exist yet, creating it as serve does', async () => {
+    const { backup } = await servedAndBackedUp('new-folder');
+    const target = join(dir, `nowhere-${++counter}`, 'deeper', 'campus-sso.sqlite');
+    const result = await runCli(['restore', backup], { DATABASE_URL: `sqlite:${target}` });
+    expect(result.code, result.stderr).toBe(0);
+    expect(integrity(target)).toBe('ok');
+  }, 60_000);
+
+  it('leaves no .partial file when a backup fails', async () => {
+    const file = freshFile('failed-backup');
+    expect((await addUser(`sqlite:${file}`, 80001)).code).toBe(0);
+    // The copy is made, but cannot take the place of FILE: a folder that is not empty is there.
+    const folder = mkdtempSync(join(dir, 'partial-'));
+    const target = join(folder, 'backup.sqlite');
+    mkdirSync(join(target, 'inside'), { recursive: true });
+    const result = await runCli(['backup', target], { DATABASE_URL: `sqlite:${file}` });
+    expect(result.code).toBe(1);
+    expect(readdirSync(folder)).toEqual(['backup.sqlite']);
+  }, 30_000);
+
+  it('refuses to start a restored database without its secret.key, says so, and writes no key file', async () => {
+    const { backup } = await servedAndBackedUp('keyless');
+    const folder = mkdtempSync(join(dir, 'restored-'));
+    const target = join(folder, 'campus-sso.sqlite');
+    expect((await runCli(['restore', backup], { DATABASE_URL: `sqlite:${target}` })).code).toBe(0);
+    const port = await freePort();
+    const serve = await runCli(['serve'], { DATABASE_URL: `sqlite:${target}`, PORT: String(port) });
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toMatch(/the key file .*secret\.key was not found/);
+    expect(existsSync(join(folder, 'secret.key'))).toBe(false);
+  }, 60_000);
 });

@@ -129,6 +129,8 @@ describe('campus-sso import-campux', () => {
         existing: 0,
         failed: [],
         without_redirect_uris: [{ client_id: LEGACY.clientId, name: 'Legacy Forum' }],
+        dropped_redirect_uris: [],
+        kept_redirect_uris: [],
       },
     });
   });
@@ -200,6 +202,8 @@ describe('campus-sso import-campux', () => {
         existing: 2,
         failed: [],
         without_redirect_uris: [{ client_id: LEGACY.clientId, name: 'Legacy Forum' }],
+        dropped_redirect_uris: [],
+        kept_redirect_uris: [],
       },
     });
     expect(await server.ctx.store.users.list({ offset: 0, limit: 100 })).toEqual(before);
@@ -269,6 +273,8 @@ describe('campus-sso import-campux on a Campux version without redirect_uris', (
           existing: 0,
           failed: [],
           without_redirect_uris: [{ client_id: 'OldAppClientId01', name: 'Old App' }],
+          dropped_redirect_uris: [],
+          kept_redirect_uris: [],
         },
       });
     } finally {
@@ -362,6 +368,8 @@ describe('campus-sso import-campux --mongo-export DIR', () => {
           existing: 0,
           failed: [],
           without_redirect_uris: [{ client_id: LEGACY.clientId, name: 'Legacy Forum' }],
+          dropped_redirect_uris: [],
+          kept_redirect_uris: [],
         },
       });
 
@@ -400,4 +408,83 @@ describe('campus-sso import-campux --mongo-export DIR', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/either --sqlite FILE or --mongo-export DIR/);
   });
+});
+
+describe('campus-sso import-campux, redirect URIs Campux accepted and campus-sso refuses', () => {
+  const CLUBS = { clientId: 'ClubsClient00001', secret: 'c1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d' };
+  const NO_PATH = 'https://clubs.school.edu';
+  const PLAIN_HTTP = 'http://10.0.0.5:8080/callback';
+  const SCRIPT = 'javascript:alert(1)';
+  const GOOD = 'https://clubs.school.edu/welcome';
+  let folder: string;
+  let file: string;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    folder = mkdtempSync(join(tmpdir(), 'campus-sso-import-uris-'));
+    file = join(folder, 'campux.db');
+    const db = new SqliteDatabase(file);
+    db.exec(`create table o_auth_app_pos (
+      name text, emoji text, client_id text, client_secret text, created_at datetime, redirect_uris blob
+    )`);
+    db.prepare('insert into o_auth_app_pos values (?, ?, ?, ?, ?, ?)').run(
+      'Clubs',
+      '🎭',
+      CLUBS.clientId,
+      CLUBS.secret,
+      '2024-04-18 08:49:37.275+08:00',
+      Buffer.from(JSON.stringify([NO_PATH, PLAIN_HTTP, GOOD, SCRIPT, GOOD])),
+    );
+    db.close();
+  }, 180_000);
+
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  /** Imports into a fresh database with `args`; answers the report and what app-info says for each URI. */
+  async function importWith(
+    args: string[],
+  ): Promise<{ report: CampuxImportReport; status: Map<string, number> }> {
+    const databaseUrl = `sqlite:${join(mkdtempSync(join(folder, 'db-')), 'campus-sso.sqlite')}`;
+    const result = await runCli(['import-campux', '--sqlite', file, ...args], { DATABASE_URL: databaseUrl });
+    expect(result.code, result.stderr).toBe(0);
+    const server = await startServer(await serverConfig(databaseUrl), { logger: false });
+    try {
+      const status = new Map<string, number>();
+      for (const uri of [NO_PATH, PLAIN_HTTP, GOOD]) {
+        const query = new URLSearchParams({ client_id: CLUBS.clientId, redirect_uri: uri });
+        status.set(uri, (await fetch(`${server.url}/v1/oauth2/app-info?${query.toString()}`)).status);
+      }
+      return { report: JSON.parse(result.stdout) as CampuxImportReport, status };
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('reports every redirect URI it drops, with its reason', async () => {
+    const { report, status } = await importWith([]);
+    expect(report.apps.dropped_redirect_uris).toEqual([
+      {
+        client_id: CLUBS.clientId,
+        uri: NO_PATH,
+        reason: 'is not in canonical form; write it as https://clubs.school.edu/',
+      },
+      {
+        client_id: CLUBS.clientId,
+        uri: PLAIN_HTTP,
+        reason: 'must use https (plain http only for localhost, 127.0.0.1 or [::1])',
+      },
+      { client_id: CLUBS.clientId, uri: SCRIPT, reason: 'must use https' },
+      { client_id: CLUBS.clientId, uri: GOOD, reason: 'listed twice' },
+    ]);
+    expect(report.apps.kept_redirect_uris).toEqual([]);
+    expect(Object.fromEntries(status)).toEqual({ [NO_PATH]: 400, [PLAIN_HTTP]: 400, [GOOD]: 200 });
+  }, 60_000);
+
+  it('keeps a Campux-era URI named with --keep-redirect-uri, but never one of another scheme', async () => {
+    const keep = [NO_PATH, PLAIN_HTTP, SCRIPT].flatMap((uri) => ['--keep-redirect-uri', uri]);
+    const { report, status } = await importWith(keep);
+    expect(report.apps.kept_redirect_uris.map((kept) => kept.uri)).toEqual([NO_PATH, PLAIN_HTTP]);
+    expect(report.apps.dropped_redirect_uris.map((dropped) => dropped.uri)).toEqual([SCRIPT, GOOD]);
+    expect(Object.fromEntries(status)).toEqual({ [NO_PATH]: 200, [PLAIN_HTTP]: 200, [GOOD]: 200 });
+  }, 60_000);
 });

@@ -3,9 +3,11 @@
  * legacy JSON one (docs/interface.md#legacy-token-endpoint). Read top to bottom: each requirement is one `if`.
  */
 import type { AppContext } from '../../app-context.js';
+import type { Config } from '../../config/config.js';
+import { loadDerivedKey } from '../../domain/secret-box.js';
 import { isActiveUser } from '../../domain/users.js';
-import { credentialKey } from '../credentials.js';
-import type { ClientRecord } from '../../storage/store.js';
+import { credentialKey, derivedCredential } from '../credentials.js';
+import type { AuthorizationCodeRecord, ClientRecord, TokenSubject } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { PKCE_VALUE, verifierMatches } from '../pkce.js';
 import { hasScope } from '../scopes.js';
@@ -31,6 +33,24 @@ export interface AuthorizationCodeOptions {
   readonly checkRedirectUri: boolean;
   /** The legacy endpoint answers only an access token, so it issues nothing else. */
   readonly accessTokenOnly: boolean;
+}
+
+/**
+ * How long after a code's exchange the same exchange, retried by its client, is answered again with the same
+ * tokens instead of being refused as a replay (docs/security.md#token-endpoint-and-grants).
+ */
+const RETRY_WINDOW_MS = 60_000;
+
+/** The key the tokens of an exchange are derived with (HKDF from the key-encryption key), read once. */
+const exchangeKeys = new WeakMap<Config, Promise<Buffer>>();
+function exchangeKey(ctx: AppContext): Promise<Buffer> {
+  let key = exchangeKeys.get(ctx.config);
+  if (!key) {
+    key = loadDerivedKey(ctx.config.secretKey, 'authorization code exchange tokens');
+    key.catch(() => exchangeKeys.delete(ctx.config));
+    exchangeKeys.set(ctx.config, key);
+  }
+  return key;
 }
 
 export async function exchangeAuthorizationCode(
@@ -60,6 +80,9 @@ export async function exchangeAuthorizationCode(
   // RFC 6749 §4.1.2 / RFC 9700 §4.2.4: a code used more than once is refused, and every token issued from it
   // is revoked (checked before expiry: the tokens outlive the code).
   if (code.usedAt !== null) {
+    // Unless it is this very exchange again, by its client, whose answer was lost after the commit.
+    const again = await answerAgain(ctx, client, exchange.code, exchange, options, code, user, now);
+    if (again) return again;
     await ctx.store.tokens.revokeByCode(codeHash);
     throw new InvalidGrant(
       'the authorization code has already been used; the tokens issued from it are revoked',
@@ -107,27 +130,110 @@ export async function exchangeAuthorizationCode(
   const withRefreshToken =
     !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
   const familyId = withRefreshToken ? newFamilyId() : null;
-  const access = mintAccessToken(ctx, grant, familyId, now);
-  const refresh = familyId === null ? undefined : mintRefreshToken(ctx, grant, familyId, code.authTime, now);
+  // Derived from the code, so a retry of this exchange can answer them again (answerAgain).
+  const key = await exchangeKey(ctx);
+  const access = mintAccessToken(
+    ctx,
+    grant,
+    familyId,
+    now,
+    derivedCredential(key, 'access', exchange.code, now),
+  );
+  const refresh =
+    familyId === null
+      ? undefined
+      : mintRefreshToken(
+          ctx,
+          grant,
+          familyId,
+          code.authTime,
+          now,
+          derivedCredential(key, 'refresh', exchange.code, now),
+        );
 
   // RFC 6749 §4.1.2: single use, atomically: a concurrent replay loses here and revokes what the winner got.
   if (!(await ctx.store.tokens.redeemCode(codeHash, now, access.record, refresh?.record))) {
+    // The same exchange sent twice at once is one exchange: the other request's answer is this one's too.
+    const redeemed = await ctx.store.codes.findWithGrantor(codeHash);
+    const again =
+      redeemed &&
+      (await answerAgain(ctx, client, exchange.code, exchange, options, redeemed.code, user, now));
+    if (again) return again;
     await ctx.store.tokens.revokeByCode(codeHash);
     throw new InvalidGrant(
       'the authorization code has already been used; the tokens issued from it are revoked',
     );
   }
 
+  return issuedTokens(code, user, client, access.value, refresh?.value, now);
+}
+
+function issuedTokens(
+  code: AuthorizationCodeRecord,
+  user: TokenSubject,
+  client: ClientRecord,
+  accessToken: string,
+  refreshToken: string | undefined,
+  issuedAt: number,
+): IssuedTokens {
   return {
-    accessToken: access.value,
-    refreshToken: refresh?.value,
+    accessToken,
+    refreshToken,
     scope: code.scope,
     user,
     clientId: client.clientId,
     authTime: code.authTime,
     amr: code.amr,
     nonce: code.nonce,
-    issuedAt: now,
+    issuedAt,
     sid: code.sid,
   };
+}
+
+/** RFC 7636 §4.6 and RFC 9700 §4.8.2 as one answer: the verifier is the one the code was issued for. */
+function verifierFits(code: AuthorizationCodeRecord, verifier: string | undefined): boolean {
+  if (code.codeChallenge === null || code.codeChallengeMethod === null) return verifier === undefined;
+  return (
+    verifier !== undefined &&
+    PKCE_VALUE.test(verifier) &&
+    verifierMatches(verifier, code.codeChallenge, code.codeChallengeMethod)
+  );
+}
+
+/**
+ * A code exchange that committed but whose answer the client never got (a connection reset after the commit)
+ * is retried by the client and finds its code used. RFC 6749 §4.1.2 refuses a code used twice and revokes its
+ * tokens, to stop a replay by someone else; a retry of the same exchange is no such replay: same code, same
+ * authenticated client (checked above), same redirect_uri, same PKCE verifier, within RETRY_WINDOW_MS, and
+ * the tokens it got still unused and valid. Answers them again (docs/security.md#token-endpoint-and-grants);
+ * anything else is a replay. Only where redirect_uri is checked: the legacy endpoint never sends it.
+ */
+async function answerAgain(
+  ctx: AppContext,
+  client: ClientRecord,
+  presented: string,
+  exchange: AuthorizationCodeExchange,
+  options: AuthorizationCodeOptions,
+  code: AuthorizationCodeRecord,
+  user: TokenSubject | undefined,
+  now: number,
+): Promise<IssuedTokens | undefined> {
+  const usedAt = code.usedAt;
+  if (!options.checkRedirectUri || usedAt === null || now - usedAt > RETRY_WINDOW_MS) return undefined;
+  if (exchange.redirectUri !== code.redirectUri || !verifierFits(code, exchange.codeVerifier))
+    return undefined;
+  if (!user || !isActiveUser(user, now)) return undefined;
+  const key = await exchangeKey(ctx);
+  const accessToken = derivedCredential(key, 'access', presented, usedAt);
+  const access = await ctx.store.tokens.findAccessToken(credentialKey(accessToken));
+  if (!access || access.revoked || access.codeHash !== code.codeHash || access.expiresAt <= now)
+    return undefined;
+  let refreshToken: string | undefined;
+  if (access.familyId !== null) {
+    refreshToken = derivedCredential(key, 'refresh', presented, usedAt);
+    const refresh = await ctx.store.tokens.findRefreshToken(credentialKey(refreshToken));
+    // A refresh token already used (rotated) means the client did get the answer: this is a replay.
+    if (!refresh || refresh.revoked || refresh.rotatedAt !== null) return undefined;
+  }
+  return issuedTokens(code, user, client, accessToken, refreshToken, usedAt);
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { userTarget } from '../../../domain/audit.js';
 import { isValidUin, userView } from '../../../domain/users.js';
+import { isDatabaseUnavailable } from '../../../storage/database-errors.js';
 import { askingClientId, postLogoutRedirect } from '../../../oauth/end-session.js';
 import type { MeView, SignedInView } from '../../../shared/views.js';
 import {
@@ -56,54 +57,60 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
         throw tooManyAttempts(attempt.retryAfter);
       }
 
-      // A wrong uin and a wrong password answer the same, in the same time (UserService.authenticate). Whose
-      // word decides is the user's source: the hash here or the school's directory (PasswordVerifier).
-      const check = await ctx.passwords.signIn(uin, request.body.password);
-      if (check.outcome === 'directory-unavailable') {
-        // docs/interface.md#the-schools-directory: not checked, so not counted; only directory users are refused.
-        await ctx.loginThrottle.notChecked(attempt);
-        await ctx.audit.record({
-          action: 'sign_in',
-          outcome: 'failure',
-          target: userTarget(uin),
-          detail: { reason: 'directory_unavailable' },
-          request,
-        });
-        throw directoryUnavailable();
-      }
-      const user = check.outcome === 'accepted' ? check.user : undefined;
-      if (check.outcome === 'accepted' && check.created) {
-        // Just-in-time: the directory knew this uin and its password; the account now exists here too.
-        await ctx.audit.record({
-          action: 'user_created',
-          target: userTarget(uin),
-          detail: { source: 'ldap', via: 'sign_in', groups: check.user.groups },
-          request,
-        });
-      }
-      if (!user) {
-        await ctx.loginThrottle.failed(attempt);
-        request.log.info({ uin }, 'sign-in refused');
-        // Nobody is known to have acted: the uin is only what was typed.
-        await ctx.audit.record({ action: 'sign_in', outcome: 'failure', target: userTarget(uin), request });
-        throw wrongCredentials();
-      }
-      // docs/interface.md#sessions-and-sign-out: "This is a shared computer", kept through a second factor.
-      const shared = request.body.shared === true;
-      // docs/interface.md#second-factor: with a second factor, the password only opens a pending sign-in.
-      const pending = await beginSecondFactorSignIn(ctx, request, reply, user, attempt, shared);
-      if (pending) return ok(pending);
-      await ctx.loginThrottle.succeeded(attempt);
+      try {
+        // A wrong uin and a wrong password answer the same, in the same time (UserService.authenticate). Whose
+        // word decides is the user's source: the hash here or the school's directory (PasswordVerifier).
+        const check = await ctx.passwords.signIn(uin, request.body.password);
+        if (check.outcome === 'directory-unavailable') {
+          // docs/interface.md#the-schools-directory: not checked, so not counted; only directory users are refused.
+          await ctx.loginThrottle.notChecked(attempt);
+          await ctx.audit.record({
+            action: 'sign_in',
+            outcome: 'failure',
+            target: userTarget(uin),
+            detail: { reason: 'directory_unavailable' },
+            request,
+          });
+          throw directoryUnavailable();
+        }
+        const user = check.outcome === 'accepted' ? check.user : undefined;
+        if (check.outcome === 'accepted' && check.created) {
+          // Just-in-time: the directory knew this uin and its password; the account now exists here too.
+          await ctx.audit.record({
+            action: 'user_created',
+            target: userTarget(uin),
+            detail: { source: 'ldap', via: 'sign_in', groups: check.user.groups },
+            request,
+          });
+        }
+        if (!user) {
+          await ctx.loginThrottle.failed(attempt);
+          request.log.info({ uin }, 'sign-in refused');
+          // Nobody is known to have acted: the uin is only what was typed.
+          await ctx.audit.record({ action: 'sign_in', outcome: 'failure', target: userTarget(uin), request });
+          throw wrongCredentials();
+        }
+        // docs/interface.md#sessions-and-sign-out: "This is a shared computer", kept through a second factor.
+        const shared = request.body.shared === true;
+        // docs/interface.md#second-factor: with a second factor, the password only opens a pending sign-in.
+        const pending = await beginSecondFactorSignIn(ctx, request, reply, user, attempt, shared);
+        if (pending) return ok(pending);
+        await ctx.loginThrottle.succeeded(attempt);
 
-      // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
-      await startSignedInSession(ctx, request, reply, user, { shared });
-      const signedIn: SignedInView = {
-        uin: user.uin,
-        user_group: user.userGroup,
-        // docs/security.md: signed in, but every other call answers code 9 until the password is changed.
-        ...(user.mustChangePassword && { must_change_password: true as const }),
-      };
-      return ok(signedIn);
+        // A fresh session id at every sign-in (no session fixation); the previous one, if any, ends.
+        await startSignedInSession(ctx, request, reply, user, { shared });
+        const signedIn: SignedInView = {
+          uin: user.uin,
+          user_group: user.userGroup,
+          // docs/security.md: signed in, but every other call answers code 9 until the password is changed.
+          ...(user.mustChangePassword && { must_change_password: true as const }),
+        };
+        return ok(signedIn);
+      } catch (error) {
+        // docs/security.md: an attempt that ends in a database error is never a failure.
+        if (isDatabaseUnavailable(error)) await ctx.loginThrottle.interrupted(attempt);
+        throw error;
+      }
     },
   );
 
