@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { SqliteDatabase } from './sqlite-driver.js';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from '../config/config.js';
 import { mustDiscardConnection } from './database-errors.js';
@@ -11,6 +11,7 @@ import { SqlStore } from './sql-store.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Store } from './store.js';
+import { GatedSqliteDialect, SqliteGate } from './transactions.js';
 
 /**
  * docs/interface.md#resources: uins exceed 2^31, so they are BIGINT; `pg` answers BIGINT as a string unless told otherwise.
@@ -32,8 +33,12 @@ function openSqlite(file: string): Store {
   database.pragma('wal_autocheckpoint = 0');
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new SqliteCheckpointer(database);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  return new SqlStore({ kind: 'sqlite', db, database }, () => checkpointer.close());
+  // Transactions close the gate: the hand-written statements wait for it (transactions.ts).
+  const gate = new SqliteGate();
+  const db = new Kysely<Database>({
+    dialect: new GatedSqliteDialect({ database: withStatementCache(database) }, gate),
+  });
+  return new SqlStore({ kind: 'sqlite', db, database, gate }, () => checkpointer.close());
 }
 
 /**

@@ -121,7 +121,7 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
   }
 
   async replaceRecoveryCodes(uin: number, codeHashes: readonly string[], now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.atomically(async (trx) => {
       await trx.deleteFrom('recovery_codes').where('uin', '=', uin).execute();
       if (codeHashes.length === 0) return;
       await trx
@@ -152,7 +152,7 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
   }
 
   async deleteAll(uin: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.atomically(async (trx) => {
       await trx.deleteFrom('totp_credentials').where('uin', '=', uin).execute();
       await trx.deleteFrom('passkeys').where('uin', '=', uin).execute();
       await trx.deleteFrom('recovery_codes').where('uin', '=', uin).execute();

@@ -7,7 +7,7 @@ import { Migrator, sql } from 'kysely';
 import { Apps } from './apps.js';
 import { AuditEvents } from './audit.js';
 import { Codes } from './codes.js';
-import type { Connection } from './connection.js';
+import { type Connection, transactionQuerier } from './connection.js';
 import { Consents } from './consents.js';
 import { migrationProvider } from './migrations/index.js';
 import { PendingSignIns } from './pending-sign-ins.js';
@@ -17,13 +17,34 @@ import { ResetCodes } from './reset-codes.js';
 import { LogoutSignal, Logouts } from './logouts.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
-import type { PurgeReport, Store } from './store.js';
+import type { PurgeReport, Repositories, Store } from './store.js';
+import { asTransactionBody, assertOutsideTransactionBody } from './transactions.js';
 import { Throttles } from './throttle.js';
 import { Tokens } from './tokens.js';
 import { Users } from './users.js';
 import { WebAuthnChallenges } from './webauthn-challenges.js';
 
 const DAY_MS = 24 * 3600 * 1000;
+
+/** The repositories over `connection`; sign-outs through them tell `logoutsQueued`. */
+function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): Repositories {
+  return {
+    users: new Users(connection),
+    apps: new Apps(connection),
+    sessions: new Sessions(connection, logoutsQueued),
+    codes: new Codes(connection),
+    tokens: new Tokens(connection),
+    consents: new Consents(connection),
+    throttles: new Throttles(connection),
+    signingKeys: new SigningKeys(connection),
+    secondFactors: new SecondFactors(connection),
+    webAuthnChallenges: new WebAuthnChallenges(connection),
+    pendingSignIns: new PendingSignIns(connection),
+    resetCodes: new ResetCodes(connection),
+    audit: new AuditEvents(connection),
+    logouts: new Logouts(connection, logoutsQueued),
+  };
+}
 
 export class SqlStore implements Store {
   readonly kind: Connection['kind'];
@@ -42,6 +63,7 @@ export class SqlStore implements Store {
   readonly resetCodes: ResetCodes;
   readonly audit: AuditEvents;
   readonly logouts: Logouts;
+  private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
     private readonly connection: Connection,
@@ -51,7 +73,7 @@ export class SqlStore implements Store {
     this.kind = connection.kind;
     this.users = new Users(connection);
     this.apps = new Apps(connection);
-    const logoutsQueued = new LogoutSignal();
+    const logoutsQueued = this.logoutsQueued;
     this.sessions = new Sessions(connection, logoutsQueued);
     this.codes = new Codes(connection);
     this.tokens = new Tokens(connection);
@@ -65,6 +87,44 @@ export class SqlStore implements Store {
     this.resetCodes = new ResetCodes(connection);
     this.audit = new AuditEvents(connection);
     this.logouts = new Logouts(connection, logoutsQueued);
+  }
+
+  /**
+   * See Store.transaction. On SQLite the commit is made at `synchronous = FULL`, as writeDurably's are
+   * (connection.ts): set before BEGIN, since SQLite refuses to change it inside a transaction, while this
+   * holds the one connection, so it applies to this transaction alone.
+   */
+  async transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+    assertOutsideTransactionBody();
+    // Deliveries queued inside are announced after the commit: before it, no worker could claim them.
+    const queuedInside = new LogoutSignal();
+    let queued = false;
+    queuedInside.subscribe(() => {
+      queued = true;
+    });
+    const connection = this.connection;
+    let result: T;
+    if (connection.kind === 'sqlite') {
+      const { database } = connection;
+      result = await connection.db.connection().execute(async (db) => {
+        database.pragma('synchronous = FULL');
+        try {
+          return await db.transaction().execute((trx) => {
+            const tx = { kind: 'sqlite', db: trx, database, gate: undefined, inTransaction: true } as const;
+            return asTransactionBody(() => work(repositoriesOver(tx, queuedInside)));
+          });
+        } finally {
+          database.pragma('synchronous = NORMAL');
+        }
+      });
+    } else {
+      result = await connection.db.transaction().execute((trx) => {
+        const tx = { kind: 'postgres', db: trx, pool: transactionQuerier(trx), inTransaction: true } as const;
+        return asTransactionBody(() => work(repositoriesOver(tx, queuedInside)));
+      });
+    }
+    if (queued) this.logoutsQueued.notify();
+    return result;
   }
 
   async migrate(): Promise<string[]> {

@@ -27,8 +27,8 @@ import type {
 export * from './records.js';
 export * from './repositories.js';
 
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
+/** Every repository of the Store: what `store.transaction` hands its work, bound to the transaction. */
+export interface Repositories {
   readonly users: UserRepository;
   readonly apps: AppRepository;
   readonly sessions: SessionRepository;
@@ -43,6 +43,19 @@ export interface Store {
   readonly resetCodes: ResetCodeRepository;
   readonly audit: AuditRepository;
   readonly logouts: LogoutRepository;
+}
+
+export interface Store extends Repositories {
+  readonly kind: 'sqlite' | 'postgres';
+  /**
+   * Runs `work` in one database transaction (docs/architecture.md#transactions): `tx` holds the same
+   * repositories, each bound to it, and what `work` writes through them commits when it resolves, durably
+   * (as writeDurably does), or is rolled back whole when it throws (its error is thrown again). Inside
+   * `work`, use `tx` only, never this Store (on SQLite that throws OutsideTransaction), and do no slow work
+   * (password hashing, network): on SQLite every other statement of the process waits for the commit.
+   * Back-channel logouts queued by `tx.sessions` are sent after the commit. Not nestable.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Applies pending migrations; safe to run concurrently from several instances. */
   migrate(): Promise<string[]>;
   /** Answers when the database reads and commits a write (GET /readyz); throws otherwise. */
