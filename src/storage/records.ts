@@ -85,7 +85,10 @@ export interface AppRecord {
  * introspection endpoints): who it is, its secret's digest, and what it may do. The rest of the app's row
  * is not read there.
  */
-export type ClientRecord = Pick<AppRecord, 'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens'>;
+export type ClientRecord = Pick<
+  AppRecord,
+  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
+>;
 
 export interface LogoutAttempt {
   /** Epoch ms. */

@@ -184,7 +184,8 @@ export interface TokenRepository {
   revokeByCode(codeHash: string): Promise<void>;
   /**
    * The hot path of get-user-info: the token with its user, only if the token is unrevoked and unexpired at
-   * `now`, its user is enabled, and its app exists and is enabled.
+   * `now`, its user is enabled, its app exists and is enabled, and the user may use the app (in one of its
+   * `allowed_groups`, when it names any).
    */
   findActiveOwner(tokenHash: string, now: number): Promise<ActiveTokenOwner | undefined>;
   findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined>;
@@ -210,6 +211,11 @@ export interface TokenRepository {
   revokeForApp(clientId: string): Promise<void>;
   /** Revokes the app's refresh tokens, for good (refresh tokens switched off for it). */
   revokeRefreshForApp(clientId: string): Promise<void>;
+  /**
+   * The users holding anything of the app still usable at `now`: an unrevoked, unexpired access or refresh
+   * token, or a code not yet redeemed (its allowed groups changed: src/domain/app-access.ts).
+   */
+  listHolders(clientId: string, now: number): Promise<number[]>;
 }
 
 export interface ConsentRepository {

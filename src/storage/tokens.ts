@@ -43,7 +43,7 @@ type FindActiveOwner = (tokenHash: string, now: number) => Promise<ActiveTokenOw
 
 const activeOwner: HotPath<FindActiveOwner> = {
   sqlite(database) {
-    const find = preparedLookup<[string, number, number], ActiveTokenOwnerRow, ActiveTokenOwner>(
+    const find = preparedLookup<[string, number, number], ActiveTokenOwnerRow, ActiveTokenOwner | undefined>(
       database,
       `select ${ACTIVE_OWNER_COLUMNS} from access_tokens t ${OWNER_JOINS}
         where t.token_hash = ? and ${isActiveAt('?')}`,
@@ -263,6 +263,28 @@ export class Tokens extends Repository implements TokenRepository {
 
   async revokeRefreshForApp(clientId: string): Promise<void> {
     await this.revokeWhere(['refresh_tokens'], { client_id: clientId });
+  }
+
+  async listHolders(clientId: string, now: number): Promise<number[]> {
+    const live = (table: 'access_tokens' | 'refresh_tokens') =>
+      this.db
+        .selectFrom(table)
+        .select('uin')
+        .where('client_id', '=', clientId)
+        .where('revoked', '=', 0)
+        .where('expires_at', '>', now);
+    const rows = await live('access_tokens')
+      .union(live('refresh_tokens'))
+      .union(
+        this.db
+          .selectFrom('authorization_codes')
+          .select('uin')
+          .where('client_id', '=', clientId)
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', now),
+      )
+      .execute();
+    return rows.map((row) => Number(row.uin));
   }
 
   /** Revokes the unrevoked rows of `tables` that match `match`, in one transaction (indexed columns). */

@@ -224,7 +224,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       rejectBody(request);
       const { client_id: clientId } = request.params;
       // The store deletes the app's codes, tokens and consents with it (docs/interface.md#legacy-user-information: its tokens stop working).
-      if (!(await ctx.store.apps.delete(clientId))) throw notFound(`no app with client_id ${clientId}`);
+      if (!(await ctx.apps.delete(clientId))) throw notFound(`no app with client_id ${clientId}`);
       await auditApp(request, 'app_deleted', clientId);
       return ok({});
     },
