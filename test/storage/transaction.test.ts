@@ -165,7 +165,7 @@ describeEachDatabase('store.transaction', (database) => {
     expect(await accessState(store, uin, granted)).toEqual(OLD_STATE);
   });
 
-  it("runs the hot-path statements of its repositories (findActiveOwner, redeemCode) inside it", async () => {
+  it('runs the hot-path statements of its repositories (findActiveOwner, redeemCode) inside it', async () => {
     const uin = ++nextUin;
     const granted = await userWithAccess(store, uin);
     const seen = await store
@@ -310,8 +310,7 @@ function faultBeforeEndingSessions(store: Store, before: () => void): Store {
   return new Proxy(withFault(store), {
     get(target, property) {
       if (property === 'transaction') {
-        return <T>(work: (tx: Repositories) => Promise<T>) =>
-          target.transaction((tx) => work(withFault(tx)));
+        return <T>(work: (tx: Repositories) => Promise<T>) => target.transaction((tx) => work(withFault(tx)));
       }
       const value = Reflect.get(target, property) as unknown;
       return typeof value === 'function' ? (value.bind(target) as unknown) : value;
@@ -346,7 +345,11 @@ describeEachDatabase(
     });
 
     /** The UserService over the routed store, whose connection is cut just before sessions end. */
-    const breakingUsers = () => new UserService(faultBeforeEndingSessions(routed, () => proxy.cut()), clock);
+    const breakingUsers = () =>
+      new UserService(
+        faultBeforeEndingSessions(routed, () => proxy.cut()),
+        clock,
+      );
 
     it('a password change leaves the old password with its sessions, tokens and codes', async () => {
       const uin = ++nextUin;
@@ -362,7 +365,11 @@ describeEachDatabase(
       const uin = ++nextUin;
       const granted = await userWithAccess(direct, uin);
       await expect(
-        breakingUsers().changeAsAdmin(uin, { password: 'a brand new passphrase' }, { uin: 1, idHash: 'admin' }),
+        breakingUsers().changeAsAdmin(
+          uin,
+          { password: 'a brand new passphrase' },
+          { uin: 1, idHash: 'admin' },
+        ),
       ).rejects.toThrow();
       proxy.restore();
       expect(await accessState(direct, uin, granted)).toEqual(OLD_STATE);
@@ -380,7 +387,10 @@ describeEachDatabase(
     it('without a fault, the same change ends them all, through the same connection', async () => {
       const uin = ++nextUin;
       const granted = await userWithAccess(direct, uin);
-      const users = new UserService(faultBeforeEndingSessions(routed, () => undefined), clock);
+      const users = new UserService(
+        faultBeforeEndingSessions(routed, () => undefined),
+        clock,
+      );
       expect(await users.changeOwnPassword(uin, 'a brand new passphrase', 'another-session')).toBe(true);
       const after = await accessState(direct, uin, granted);
       expect(after.passwordHash).not.toBe(OLD_HASH);
