@@ -7,7 +7,8 @@
  * (docs/interface.md#people-groups-and-audit).
  */
 import { emailProblem, groupsProblem, nameProblem, parseGroupList } from '../shared/people.js';
-import { USER_GROUPS, type Store, type UserGroup } from '../storage/store.js';
+import type { Store, UserGroup } from '../storage/store.js';
+import { isUserGroup, userGroupProblem } from '../shared/users.js';
 import { passwordProblem } from './passwords.js';
 import type { ResetCodeService } from './reset-codes.js';
 import type { NewUserProfile, UserService } from './users.js';
@@ -72,7 +73,7 @@ export function normalizeUin(value: unknown): number | undefined {
 function normalizeGroup(value: unknown): UserGroup | undefined {
   if (typeof value !== 'string') return undefined;
   const group = value.trim().toLowerCase();
-  return (USER_GROUPS as readonly string[]).includes(group) ? (group as UserGroup) : undefined;
+  return isUserGroup(group) ? group : undefined;
 }
 
 function echoedUin(value: unknown): number | string | null {
@@ -146,7 +147,7 @@ export function checkImportRow(row: ImportRow): CheckedRow {
   }
 
   const userGroup = normalizeGroup(row.user_group);
-  if (userGroup === undefined) problems.push(`user_group must be one of ${USER_GROUPS.join(', ')}`);
+  if (userGroup === undefined) problems.push(userGroupProblem(row.user_group) ?? 'user_group is invalid');
   const profile = checkProfile(row, problems);
 
   if (problems.length > 0 || uin === undefined || userGroup === undefined) {

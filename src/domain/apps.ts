@@ -1,6 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { AppRecord, AppRepository, ClientRecord, Store } from '../storage/store.js';
 import type { AppView } from '../shared/views.js';
+import { appNameProblem, normalizedAppName } from '../shared/apps.js';
+import { enforce } from './rule-violation.js';
 import { endUseByUsersNoLongerAllowed } from './app-access.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
@@ -60,11 +62,13 @@ export class AppService {
 
   /** Registers an app; answers it with its secret, which is never shown again. */
   async create(input: NewApp): Promise<{ app: AppRecord; clientSecret: string }> {
+    // The app-name rule, whatever the path (API, command line, page); a route's check is a first filter.
+    enforce(appNameProblem(input.name));
     for (;;) {
       const clientSecret = newClientSecret();
       const app: AppRecord = {
         clientId: randomClientId(),
-        name: input.name,
+        name: normalizedAppName(input.name),
         emoji: input.emoji,
         secretHash: sha256Hex(clientSecret),
         redirectUris: [...input.redirectUris],
@@ -91,6 +95,10 @@ export class AppService {
    * what it ends commit together.
    */
   async change(clientId: string, changes: AppChanges): Promise<boolean> {
+    if (changes.name !== undefined) {
+      enforce(appNameProblem(changes.name));
+      changes = { ...changes, name: normalizedAppName(changes.name) };
+    }
     const now = this.clock.now();
     return this.store.transaction(async (tx) => {
       if (!(await tx.apps.update(clientId, changes))) return false;

@@ -10,7 +10,9 @@ import type {
   UserUpdate,
 } from '../storage/store.js';
 import { endUseOfAppsNoLongerAllowed } from './app-access.js';
-import { hashPassword, needsRehash, verifySignIn } from './passwords.js';
+import { hashPassword, needsRehash, passwordProblem, verifySignIn } from './passwords.js';
+import { enforce } from './rule-violation.js';
+import { userGroupProblem } from '../shared/users.js';
 
 // The uin rule is shared with the pages.
 export { isValidUin } from '../shared/users.js';
@@ -55,7 +57,7 @@ export type NewUserProfile = Partial<Pick<NewUserRecord, 'name' | 'email' | 'gro
 export interface UserChanges {
   readonly userGroup?: UserGroup | undefined;
   readonly disabled?: boolean | undefined;
-  /** Already checked against the password rule. */
+  /** The password policy is enforced here again (passwordProblem), whatever the caller checked. */
   readonly password?: string | undefined;
   /** null clears; all already checked against the profile rules (src/shared/people.ts). */
   readonly name?: string | null | undefined;
@@ -108,6 +110,9 @@ export class UserService {
     group: UserGroup,
     { mustChangePassword = false, ...profile }: NewPasswordOptions & NewUserProfile = {},
   ): Promise<UserRecord | undefined> {
+    // The password policy, for every way a user is created: the admin API, the CSV import, the command
+    // line, the first admin (docs/security.md#one-rule-one-place).
+    enforce(passwordProblem(password, uin));
     return this.insert(uin, await hashPassword(password), group, mustChangePassword, profile);
   }
 
@@ -131,6 +136,7 @@ export class UserService {
     mustChangePassword: boolean,
     profile: NewUserProfile,
   ): Promise<UserRecord | undefined> {
+    enforce(userGroupProblem(group));
     const user: UserRecord = {
       uin,
       passwordHash,
@@ -169,6 +175,7 @@ export class UserService {
    * One transaction: the new password never stands beside the old one's sessions and tokens.
    */
   async changeOwnPassword(uin: number, password: string, currentSessionIdHash: string): Promise<boolean> {
+    enforce(passwordProblem(password, uin));
     const passwordHash = await hashPassword(password);
     return this.store.transaction(async (tx) => {
       if (!(await tx.users.update(uin, { passwordHash, mustChangePassword: false }))) return false;
@@ -187,6 +194,7 @@ export class UserService {
     password: string,
     redeem: (tx: Repositories) => Promise<boolean> = async () => true,
   ): Promise<boolean> {
+    enforce(passwordProblem(password, uin));
     const passwordHash = await hashPassword(password);
     return this.store.transaction(async (tx) => {
       if (!(await redeem(tx))) return false;
@@ -229,6 +237,8 @@ export class UserService {
     if (removesAdmin && (await this.store.users.countAdmins()) <= 1) return { outcome: 'last-admin' };
 
     const { userGroup, disabled, password, name, email, groups, expiresAt } = changes;
+    if (userGroup !== undefined) enforce(userGroupProblem(userGroup));
+    if (password !== undefined) enforce(passwordProblem(password, uin));
     // Hashed before the transaction: nothing slow runs inside one (docs/architecture.md#transactions).
     const passwordHash = password === undefined ? undefined : await hashPassword(password);
     const update: UserUpdate = {

@@ -7,6 +7,7 @@ import { checkMaxAge, checkPrompt } from './check-prompt.js';
 import { checkRequestObject } from './check-request-object.js';
 import { checkResponseType } from './check-response-type.js';
 import { checkScope } from './check-scope.js';
+import { checkState } from './check-state.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
 
 /**
@@ -25,8 +26,8 @@ export class RedirectableAuthorizationError extends Error {
 
 /**
  * The authorization request pipeline, in RFC order (the model is node-oidc-provider's
- * `actions/authorization/check_*.js`): client and redirect URI first (never redirects), then response_type,
- * request objects, PKCE, scope, nonce, prompt and max_age.
+ * `actions/authorization/check_*.js`): client and redirect URI first (never redirects), then state's length,
+ * response_type, request objects, PKCE, scope, nonce, prompt and max_age.
  */
 export async function validateAuthorizationRequest(
   ctx: AppContext,
@@ -34,6 +35,7 @@ export async function validateAuthorizationRequest(
 ): Promise<AuthorizationRequest> {
   const redirect = await checkClient(ctx, params);
   try {
+    checkState(params);
     checkResponseType(params);
     checkRequestObject(params);
     const pkce = checkPkce(params);
