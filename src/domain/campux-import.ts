@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteDatabase } from '../storage/sqlite-driver.js';
 import type { Clock } from '../clock.js';
-import type { Store, UserGroup } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import { isUserGroup } from '../shared/users.js';
 import { truncatedAppName } from '../shared/apps.js';
 import { sha256Hex } from './crypto.js';

@@ -12,6 +12,7 @@ import type {
 import { endUseOfAppsNoLongerAllowed } from './app-access.js';
 import { hashPassword, needsRehash, passwordProblem, verifySignIn } from './passwords.js';
 import { enforce } from './rule-violation.js';
+import { signOut } from './sessions.js';
 import { userGroupProblem } from '../shared/users.js';
 
 // The uin rule is shared with the pages.
@@ -293,7 +294,7 @@ async function endAccess(
   now: number,
   keepSessionIdHash?: string,
 ): Promise<void> {
-  await tx.sessions.deleteForUser(uin, keepSessionIdHash);
+  await signOut(tx, { uin, except: keepSessionIdHash });
   await tx.codes.voidForUser(uin, now);
   await tx.tokens.revokeAllForUser(uin);
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { userTarget } from '../../../domain/audit.js';
 import { isValidUin, userView } from '../../../domain/users.js';
 import { askingClientId, postLogoutRedirect } from '../../../oauth/end-session.js';
+import { PAGE_LOGOUT_PARAMETERS } from '../../../shared/logout.js';
 import type { MeView, SignedInView } from '../../../shared/views.js';
 import { badRequest, notSignedIn, tooManyAttempts, wrongCredentials } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -25,7 +26,7 @@ const LogoutBody = Type.Optional(
   Type.Object(
     {
       everywhere: Type.Optional(Type.Boolean()),
-      ...optional(Type.String(), 'client_id', 'post_logout_redirect_uri', 'state'),
+      ...optional(Type.String(), ...PAGE_LOGOUT_PARAMETERS),
     },
     { additionalProperties: false },
   ),

@@ -33,7 +33,7 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const uin = Number(request.body.uin);
       if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
-      const problem = passwordProblem(request.body.new_password);
+      const problem = passwordProblem(request.body.new_password, uin);
       if (problem) throw badRequest(`new_password: ${problem}`);
 
       const attempt = await ctx.loginThrottle.begin(uin, request.ip);
