@@ -6,7 +6,7 @@ import { isValidUin } from '../domain/users.js';
 import { startServer } from '../runtime.js';
 import { openStore } from '../storage/open-store.js';
 import { USER_GROUPS, isUserGroup } from '../shared/users.js';
-import { appNameProblem, normalizedAppName } from '../shared/apps.js';
+import { MAX_APP_NAME_LENGTH, appNameProblem, normalizedAppName } from '../shared/apps.js';
 import { keysList, keysRotate } from './keys.js';
 import { readStdin } from './read-stdin.js';
 import { type Output, UsageError, parseOptions } from './usage.js';
@@ -85,8 +85,9 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
     'redirect-uri': { type: 'string', multiple: true },
   });
   // The app-name rule (src/shared/apps.ts), as the API and the page count it: in code points.
-  const nameProblem = appNameProblem(values.name ?? '');
-  if (nameProblem) throw new UsageError(`--name: ${nameProblem}`);
+  if (appNameProblem(values.name ?? '') !== undefined) {
+    throw new UsageError(`--name must be 1 to ${MAX_APP_NAME_LENGTH} characters`);
+  }
   const name = normalizedAppName(values.name ?? '');
   if (!values.emoji || !isSingleEmoji(values.emoji))
     throw new UsageError('--emoji must be exactly one emoji');
