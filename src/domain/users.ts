@@ -256,9 +256,11 @@ export class UserService {
       disabled === true || (expiresAt !== undefined && expiresAt !== null && expiresAt <= now);
     const raced = await this.store
       .transaction(async (tx) => {
+        if (removesAdmin) await tx.users.lockAdminChanges();
         if (Object.keys(update).length > 0) await tx.users.update(uin, update);
-        // Two admins demoting each other at once could each see the other still enabled: count again after
-        // writing, and roll this change back whole if it left no enabled admin.
+        // Two admins demoting each other at once could each see the other still enabled: such changes run
+        // one after the other (the lock), each counts again after writing, and one that left no enabled
+        // admin is rolled back whole.
         if (removesAdmin && (await tx.users.countAdmins()) === 0) throw new LastAdminRaced();
         // A reset usually follows a compromise: whoever held the old password loses what it gave them —
         // except the admin making this call, when they reset their own. Committed with the change.

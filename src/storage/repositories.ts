@@ -52,6 +52,12 @@ export interface UserRepository {
   list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
   countAdmins(): Promise<number>;
   /**
+   * Inside `store.transaction`: makes the transactions that may take away an admin run one after another until
+   * they commit, so that each counts the admins the others left (PostgreSQL: a transaction-scoped advisory
+   * lock; SQLite's write transactions are one at a time already).
+   */
+  lockAdminChanges(): Promise<void>;
+  /**
    * Sets `lastSignInAt`. Apart from `update`, so that it is not flushed to disk like an account change
    * (writeDurably in src/storage/connection.ts): a lost sign-in time costs nothing.
    */

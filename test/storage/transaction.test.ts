@@ -215,6 +215,27 @@ describeEachDatabase('store.transaction', (database) => {
     stop();
   });
 
+  it('lets only one of two admins disabling each other at once through: one enabled admin remains', async () => {
+    const [a, b] = [++nextUin, ++nextUin];
+    for (const uin of [a, b]) {
+      await store.users.insert({
+        uin,
+        passwordHash: OLD_HASH,
+        userGroup: 'admin',
+        createdAt: Date.now(),
+        disabled: false,
+        mustChangePassword: false,
+      });
+    }
+    const users = new UserService(store, clock);
+    const outcomes = await Promise.all([
+      users.changeAsAdmin(a, { disabled: true }, { uin: b, idHash: 'b' }),
+      users.changeAsAdmin(b, { disabled: true }, { uin: a, idHash: 'a' }),
+    ]);
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(['changed', 'last-admin-raced']);
+    expect(await store.users.countAdmins()).toBe(1);
+  });
+
   if (database === 'sqlite') {
     it('refuses the Store itself inside its work, which would otherwise wait for the commit forever', async () => {
       const uin = ++nextUin;

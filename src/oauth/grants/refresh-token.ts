@@ -63,7 +63,9 @@ export async function exchangeRefreshToken(
     throw new InvalidGrant('the user who granted this refresh token is disabled');
   // docs/interface.md#people-groups-and-audit: a user no longer in the app's allowed groups gets no tokens.
   if (!groupsAllow(client.allowedGroups, user.groups)) {
-    throw new InvalidGrant('the user who granted this refresh token is not in the groups allowed to use this app');
+    throw new InvalidGrant(
+      'the user who granted this refresh token is not in the groups allowed to use this app',
+    );
   }
 
   const scope = narrowedScope(old.scope, exchange.scope);
