@@ -10,7 +10,14 @@ import type {
   UserUpdate,
 } from '../storage/store.js';
 import { endUseOfAppsNoLongerAllowed } from './app-access.js';
-import { hashPassword, needsRehash, passwordProblem, verifySignIn } from './passwords.js';
+import {
+  type CheckedPassword,
+  enforcedPassword,
+  hashPassword,
+  needsRehash,
+  passwordProblem,
+  verifySignIn,
+} from './passwords.js';
 import { enforce } from './rule-violation.js';
 import { signOut } from './sessions.js';
 import { userGroupProblem } from '../shared/users.js';
@@ -107,14 +114,14 @@ export class UserService {
   /** Creates a user; answers undefined when the uin is taken. */
   async create(
     uin: number,
-    password: string,
+    password: string | CheckedPassword,
     group: UserGroup,
     { mustChangePassword = false, ...profile }: NewPasswordOptions & NewUserProfile = {},
   ): Promise<UserRecord | undefined> {
     // The password policy, for every way a user is created: the admin API, the CSV import, the command
     // line, the first admin (docs/security.md#one-rule-one-place).
-    enforce(passwordProblem(password, uin));
-    return this.insert(uin, await hashPassword(password), group, mustChangePassword, profile);
+    const plain = enforcedPassword(password, uin);
+    return this.insert(uin, await hashPassword(plain), group, mustChangePassword, profile);
   }
 
   /**
