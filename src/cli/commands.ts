@@ -6,7 +6,8 @@ import { redirectUrisProblem } from '../domain/redirect-uris.js';
 import { isValidUin } from '../domain/users.js';
 import { startServer } from '../runtime.js';
 import { openStore } from '../storage/open-store.js';
-import { USER_GROUPS, type UserGroup } from '../storage/store.js';
+import { USER_GROUPS, isUserGroup } from '../shared/users.js';
+import { MAX_APP_NAME_LENGTH, appNameProblem, normalizedAppName } from '../shared/apps.js';
 import { keysList, keysRotate } from './keys.js';
 import { readStdin } from './read-stdin.js';
 import { type Output, UsageError, parseOptions } from './usage.js';
@@ -65,9 +66,8 @@ export async function userAdd(config: Config, args: string[], out: Output): Prom
   if (values.uin === undefined || !/^\d+$/.test(values.uin) || !isValidUin(uin)) {
     throw new UsageError('--uin must be a positive integer up to 2^53-1');
   }
-  const group = values.group as UserGroup | undefined;
-  if (!group || !USER_GROUPS.includes(group))
-    throw new UsageError(`--group must be one of ${USER_GROUPS.join(', ')}`);
+  const group = values.group;
+  if (!isUserGroup(group)) throw new UsageError(`--group must be one of ${USER_GROUPS.join(', ')}`);
   if (!values['password-stdin']) throw new UsageError('--password-stdin is required (pipe the password in)');
   const password = await readStdin();
   const problem = passwordProblem(password, uin);
@@ -92,8 +92,11 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
     'redirect-uri': { type: 'string', multiple: true },
     'cas-service': { type: 'string', multiple: true },
   });
-  const name = values.name?.trim() ?? '';
-  if (name.length < 1 || name.length > 64) throw new UsageError('--name must be 1 to 64 characters');
+  // The app-name rule (src/shared/apps.ts), as the API and the page count it: in code points.
+  if (appNameProblem(values.name ?? '') !== undefined) {
+    throw new UsageError(`--name must be 1 to ${MAX_APP_NAME_LENGTH} characters`);
+  }
+  const name = normalizedAppName(values.name ?? '');
   if (!values.emoji || !isSingleEmoji(values.emoji))
     throw new UsageError('--emoji must be exactly one emoji');
   const redirectUris = values['redirect-uri'] ?? [];

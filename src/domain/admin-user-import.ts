@@ -7,8 +7,9 @@
  * (docs/interface.md#people-groups-and-audit).
  */
 import { emailProblem, groupsProblem, nameProblem, parseGroupList } from '../shared/people.js';
-import { USER_GROUPS, type Store, type UserGroup } from '../storage/store.js';
-import { passwordProblem } from './passwords.js';
+import type { Store, UserGroup } from '../storage/store.js';
+import { isUserGroup, userGroupProblem } from '../shared/users.js';
+import { type CheckedPassword, checkPassword, passwordProblem } from './passwords.js';
 import type { ResetCodeService } from './reset-codes.js';
 import type { NewUserProfile, UserService } from './users.js';
 
@@ -47,7 +48,7 @@ interface ValidRow {
   readonly line: number;
   readonly uin: number;
   /** Undefined: the user gets a reset code instead. */
-  readonly password: string | undefined;
+  readonly password: CheckedPassword | undefined;
   readonly userGroup: UserGroup;
   readonly profile: NewUserProfile;
 }
@@ -72,7 +73,7 @@ export function normalizeUin(value: unknown): number | undefined {
 function normalizeGroup(value: unknown): UserGroup | undefined {
   if (typeof value !== 'string') return undefined;
   const group = value.trim().toLowerCase();
-  return (USER_GROUPS as readonly string[]).includes(group) ? (group as UserGroup) : undefined;
+  return isUserGroup(group) ? group : undefined;
 }
 
 function echoedUin(value: unknown): number | string | null {
@@ -136,17 +137,22 @@ export function checkImportRow(row: ImportRow): CheckedRow {
   else if (uin === undefined) problems.push(UIN_RULE);
 
   // The password is taken exactly as written: trimming would silently change it. None: a reset code.
-  let password: string | undefined;
+  let password: CheckedPassword | undefined;
   if (row.password === undefined || row.password === null || row.password === '') password = undefined;
   else if (typeof row.password !== 'string') problems.push('password must be text');
-  else {
-    const problem = passwordProblem(row.password, uin);
+  else if (uin !== undefined) {
+    // Checked once: UserService.create takes the checked password without checking it again.
+    const checked = checkPassword(row.password, uin);
+    if ('problem' in checked) problems.push(checked.problem);
+    else password = checked;
+  } else {
+    // The row is refused for its uin already; its password's own problems are reported with it.
+    const problem = passwordProblem(row.password);
     if (problem) problems.push(problem);
-    password = row.password;
   }
 
   const userGroup = normalizeGroup(row.user_group);
-  if (userGroup === undefined) problems.push(`user_group must be one of ${USER_GROUPS.join(', ')}`);
+  if (userGroup === undefined) problems.push(userGroupProblem(row.user_group) ?? 'user_group is invalid');
   const profile = checkProfile(row, problems);
 
   if (problems.length > 0 || uin === undefined || userGroup === undefined) {

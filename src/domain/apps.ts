@@ -1,6 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { AppRecord, AppRepository, ClientRecord, Store } from '../storage/store.js';
 import type { AppView } from '../shared/views.js';
+import { appNameProblem, normalizedAppName } from '../shared/apps.js';
+import { enforce } from './rule-violation.js';
+import { endUseByUsersNoLongerAllowed } from './app-access.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
 /** The public view of an app (never its secret or secret hash). */
@@ -61,11 +64,13 @@ export class AppService {
 
   /** Registers an app; answers it with its secret, which is never shown again. */
   async create(input: NewApp): Promise<{ app: AppRecord; clientSecret: string }> {
+    // The app-name rule, whatever the path (API, command line, page); a route's check is a first filter.
+    enforce(appNameProblem(input.name));
     for (;;) {
       const clientSecret = newClientSecret();
       const app: AppRecord = {
         clientId: randomClientId(),
-        name: input.name,
+        name: normalizedAppName(input.name),
         emoji: input.emoji,
         secretHash: sha256Hex(clientSecret),
         redirectUris: [...input.redirectUris],
@@ -88,18 +93,35 @@ export class AppService {
   /**
    * An admin changes an app; answers false when there is no such app. Disabling it revokes everything it was
    * issued (codes, access and refresh tokens), and switching its refresh tokens off revokes those: for good,
-   * so enabling or switching on again does not bring them back (docs/security.md).
+   * so enabling or switching on again does not bring them back (docs/security.md). Narrowing its allowed
+   * groups ends what the users outside them hold (src/domain/app-access.ts). One transaction: the change and
+   * what it ends commit together.
    */
   async change(clientId: string, changes: AppChanges): Promise<boolean> {
-    if (!(await this.store.apps.update(clientId, changes))) return false;
-    if (changes.disabled === true) {
-      // Codes first: then no new token can be issued, and the last step revokes any issued meanwhile.
-      await this.store.codes.voidForApp(clientId, this.clock.now());
-      await this.store.tokens.revokeForApp(clientId);
-    } else if (changes.allowRefreshTokens === false) {
-      await this.store.tokens.revokeRefreshForApp(clientId);
+    if (changes.name !== undefined) {
+      enforce(appNameProblem(changes.name));
+      changes = { ...changes, name: normalizedAppName(changes.name) };
     }
-    return true;
+    const now = this.clock.now();
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.apps.update(clientId, changes))) return false;
+      if (changes.disabled === true) {
+        // Codes first: then no new token can be issued, and the last step revokes any issued meanwhile.
+        await tx.codes.voidForApp(clientId, now);
+        await tx.tokens.revokeForApp(clientId);
+        return true;
+      }
+      if (changes.allowRefreshTokens === false) await tx.tokens.revokeRefreshForApp(clientId);
+      if (changes.allowedGroups !== undefined) {
+        await endUseByUsersNoLongerAllowed(tx, clientId, changes.allowedGroups, now);
+      }
+      return true;
+    });
+  }
+
+  /** Deletes the app with everything issued to it (codes, tokens, consents, logout records), in one commit. */
+  delete(clientId: string): Promise<boolean> {
+    return this.store.transaction((tx) => tx.apps.delete(clientId));
   }
 
   async rotateSecret(clientId: string): Promise<string | undefined> {

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteDatabase } from '../storage/sqlite-driver.js';
 import type { Clock } from '../clock.js';
-import type { Store, UserGroup } from '../storage/store.js';
-import { USER_GROUPS } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
+import { isUserGroup } from '../shared/users.js';
+import { truncatedAppName } from '../shared/apps.js';
 import { sha256Hex } from './crypto.js';
 import { NO_LOGOUT_URIS } from './apps.js';
 import { isSingleEmoji } from './emoji.js';
@@ -313,8 +314,8 @@ async function importRows(
         report.users.failed.push({ uin: row.uin, reason: 'uin is not a positive integer up to 2^53-1' });
         continue;
       }
-      const group = String(row.user_group ?? 'user') as UserGroup;
-      if (!USER_GROUPS.includes(group)) {
+      const group = String(row.user_group ?? 'user');
+      if (!isUserGroup(group)) {
         report.users.failed.push({ uin, reason: `unknown user_group "${String(row.user_group)}"` });
         continue;
       }
@@ -352,10 +353,8 @@ async function importRows(
         });
         continue;
       }
-      const name =
-        String(row.name ?? clientId)
-          .trim()
-          .slice(0, 64) || clientId;
+      // The app-name rule (src/shared/apps.ts): cut to its length in code points, never inside a character.
+      const name = truncatedAppName(String(row.name ?? clientId)) || clientId;
       const emoji = typeof row.emoji === 'string' && isSingleEmoji(row.emoji) ? row.emoji : '🔑';
       const redirectUris: string[] = [];
       for (const uri of parseRedirectUris(row.redirect_uris ?? row.redirect_uri)) {

@@ -24,9 +24,12 @@ export async function withdrawConsent(
   uin: number,
   clientId: string,
 ): Promise<boolean> {
-  const existed = await store.consents.delete(uin, clientId);
-  // Codes first: then no new token can be issued, and the next step revokes any issued meanwhile.
-  await store.codes.voidForUserAndApp(uin, clientId, clock.now());
-  await store.tokens.revokeForUserAndApp(uin, clientId);
-  return existed;
+  // One transaction (docs/architecture.md#transactions): the consent never goes without its tokens.
+  return store.transaction(async (tx) => {
+    const existed = await tx.consents.delete(uin, clientId);
+    // Codes first: then no new token can be issued, and the next step revokes any issued meanwhile.
+    await tx.codes.voidForUserAndApp(uin, clientId, clock.now());
+    await tx.tokens.revokeForUserAndApp(uin, clientId);
+    return existed;
+  });
 }

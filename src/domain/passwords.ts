@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { type Options, hash, verify } from '@node-rs/argon2';
 import { isCommonPassword } from './password-strength.js';
+import { enforce } from './rule-violation.js';
 
 /**
  * Password hashing: argon2id in PHC form. Parameters are OWASP's recommendation (19 MiB, 2 passes, 1 lane),
@@ -119,4 +120,35 @@ export function passwordProblem(password: string, uin?: number): string | undefi
     return 'password is too common (among the 10,000 most common passwords, or as easy to guess); choose a longer or less predictable one';
   }
   return undefined;
+}
+
+const CHECKED = Symbol('checked against the password policy');
+
+/**
+ * A password that passed the policy for one uin (checkPassword). The policy costs about 10 ms a password (the
+ * pattern matching), so a caller that checked already (the CSV import, which reports every problem of a
+ * row) hands this to UserService, which then does not check again; only this module can make one.
+ */
+export interface CheckedPassword {
+  readonly [CHECKED]: true;
+  readonly value: string;
+  readonly uin: number;
+}
+
+/** The password as a CheckedPassword for `uin`, or why it may not be used. */
+export function checkPassword(password: string, uin: number): CheckedPassword | { readonly problem: string } {
+  const problem = passwordProblem(password, uin);
+  return problem === undefined ? { [CHECKED]: true, value: password, uin } : { problem };
+}
+
+/**
+ * The password to set for `uin`: one checkPassword passed for this uin, or one checked now; throws
+ * RuleViolation when the policy refuses it (docs/security.md#one-rule-one-place).
+ */
+export function enforcedPassword(password: string | CheckedPassword, uin: number): string {
+  if (typeof password !== 'string' && password[CHECKED] === true && password.uin === uin)
+    return password.value;
+  const text = typeof password === 'string' ? password : password.value;
+  enforce(passwordProblem(text, uin));
+  return text;
 }

@@ -6,7 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { Store } from '../storage/store.js';
+import type { Repositories, Store } from '../storage/store.js';
 import { sha256Hex } from './crypto.js';
 
 const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -47,9 +47,10 @@ export class ResetCodeService {
 
   /**
    * Uses up the user's code if `typed` is it and it has not expired. The comparison is the database's match
-   * of SHA-256 digests: timing can reveal nothing about the code itself.
+   * of SHA-256 digests: timing can reveal nothing about the code itself. `tx`: the transaction that sets the
+   * new password (UserService.resetPassword), so that the code is used up only with it.
    */
-  redeem(uin: number, typed: string): Promise<boolean> {
-    return this.store.resetCodes.take(uin, sha256Hex(normalizeResetCode(typed)), this.clock.now());
+  redeem(uin: number, typed: string, tx: Pick<Repositories, 'resetCodes'> = this.store): Promise<boolean> {
+    return tx.resetCodes.take(uin, sha256Hex(normalizeResetCode(typed)), this.clock.now());
   }
 }

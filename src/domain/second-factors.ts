@@ -4,7 +4,7 @@
  * admin call works.
  */
 import type { Clock } from '../clock.js';
-import type { Store, UserRecord } from '../storage/store.js';
+import type { Repositories, Store, UserRecord } from '../storage/store.js';
 import { legacyRecoveryCodeHash, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 
 import type { SecondFactorKind } from '../shared/views.js';
@@ -23,7 +23,10 @@ export interface RemovedFactors {
  * stolen session could have added them (docs/security.md#second-factors). Without any such sign-in, every
  * factor goes. With no factor left, the recovery codes are void.
  */
-export async function removeFactorsAddedSinceLastSignIn(store: Store, uin: number): Promise<RemovedFactors> {
+export async function removeFactorsAddedSinceLastSignIn(
+  store: Pick<Repositories, 'secondFactors'>,
+  uin: number,
+): Promise<RemovedFactors> {
   const since = (await store.secondFactors.findSecondFactorSignIn(uin)) ?? -1;
   const removed = await store.secondFactors.deleteFactorsAddedAfter(uin, since);
   if (removed.totp || removed.passkeys.length > 0) {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { SessionView } from '../shared/views.js';
-import type { SessionRecord, Store, UserRecord } from '../storage/store.js';
+import type { Repositories, SessionRecord, Store, UserRecord } from '../storage/store.js';
 import { AMR, withSecondFactor } from './amr.js';
 import { randomToken, sha256Hex } from './crypto.js';
 import { isActiveUser } from './users.js';
@@ -26,6 +26,25 @@ export interface SessionTimeouts {
   readonly absolute: number;
   /** SESSION_IDLE_TTL, seconds. */
   readonly idle: number;
+}
+
+/** Which sessions a sign-out ends: one (by its id hash), one of a user's (by its sid), or all of a user's but one. */
+export type SignOut =
+  | { readonly idHash: string }
+  | { readonly uin: number; readonly sid: string }
+  | { readonly uin: number; readonly except?: string | undefined };
+
+/**
+ * The one sign-out: every way a session ends comes here (docs/interface.md#sessions-and-sign-out): signing
+ * out, everywhere or one session from the account page, RP-initiated logout, an admin's sign-out, a password
+ * change or reset and disabling the user (UserService, inside the transaction of the change). The storage
+ * queues the back-channel logouts of the ended sessions in the same transaction (src/storage/sessions.ts).
+ * Answers how many sessions ended.
+ */
+export async function signOut(repositories: Pick<Repositories, 'sessions'>, which: SignOut): Promise<number> {
+  if ('idHash' in which) return (await repositories.sessions.delete(which.idHash)) ? 1 : 0;
+  if ('sid' in which) return (await repositories.sessions.deleteBySid(which.uin, which.sid)) ? 1 : 0;
+  return repositories.sessions.deleteForUser(which.uin, which.except);
 }
 
 /** How a session appears on the account page. */
@@ -118,16 +137,16 @@ export class SessionService {
 
   /** Ends the session behind a cookie value. */
   async end(id: string): Promise<void> {
-    await this.store.sessions.delete(sha256Hex(id));
+    await signOut(this.store, { idHash: sha256Hex(id) });
   }
 
   /** Ends one of the user's sessions by its public id; answers whether it was theirs and live. */
-  endBySid(uin: number, sid: string): Promise<boolean> {
-    return this.store.sessions.deleteBySid(uin, sid);
+  async endBySid(uin: number, sid: string): Promise<boolean> {
+    return (await signOut(this.store, { uin, sid })) > 0;
   }
 
   /** Ends every session of the user (but the one whose id hash is `keepIdHash`); answers how many. */
   endAll(uin: number, keepIdHash?: string): Promise<number> {
-    return this.store.sessions.deleteForUser(uin, keepIdHash);
+    return signOut(this.store, { uin, except: keepIdHash });
   }
 }

@@ -7,6 +7,7 @@ import type * as Otplib from 'otplib';
 import type { Clock } from '../clock.js';
 import type { Store } from '../storage/store.js';
 import type { SecretBox } from './secret-box.js';
+import { isTotpCode } from '../shared/totp.js';
 
 let library: Promise<typeof Otplib> | undefined;
 
@@ -20,7 +21,8 @@ const DRIFT_SECONDS = 30;
 /** RFC 4226 §4: at least 128 bits; 160 is what RFC 6238's reference and most apps use. */
 const SECRET_BYTES = 20;
 
-export const TOTP_CODE_PATTERN = '^[0-9]{6}$';
+// The code's shape is shared with the routes and the page.
+export { TOTP_CODE_PATTERN } from '../shared/totp.js';
 
 export interface TotpSetup {
   /** Base32, shown as text for typing into an app. */
@@ -106,7 +108,7 @@ export class TotpService {
     uin: number,
     code: string,
   ): Promise<number | undefined> {
-    if (!/^[0-9]{6}$/.test(code)) return undefined;
+    if (!isTotpCode(code)) return undefined;
     const secret = (await this.secretBox()).open(sealedSecret, aad(uin));
     const { verifySync } = await otplib();
     const result = verifySync({

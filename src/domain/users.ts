@@ -1,9 +1,27 @@
 import type { Clock } from '../clock.js';
 import type { AdminUserView, UserView } from '../shared/views.js';
 import type { UserGroup } from '../shared/users.js';
-import type { NewUserRecord, SessionRecord, Store, UserRecord, UserUpdate } from '../storage/store.js';
+import type {
+  NewUserRecord,
+  Repositories,
+  SessionRecord,
+  Store,
+  UserRecord,
+  UserUpdate,
+} from '../storage/store.js';
+import { endUseOfAppsNoLongerAllowed } from './app-access.js';
+import {
+  type CheckedPassword,
+  enforcedPassword,
+  hashPassword,
+  needsRehash,
+  passwordProblem,
+  verifySignIn,
+} from './passwords.js';
+import { enforce } from './rule-violation.js';
+import { signOut } from './sessions.js';
+import { userGroupProblem } from '../shared/users.js';
 import { isDirectoryUser } from './directory-users.js';
-import { hashPassword, needsRehash, verifySignIn } from './passwords.js';
 import { removeFactorsAddedSinceLastSignIn } from './second-factors.js';
 
 // The uin rule is shared with the pages.
@@ -50,7 +68,7 @@ export type NewUserProfile = Partial<Pick<NewUserRecord, 'name' | 'email' | 'gro
 export interface UserChanges {
   readonly userGroup?: UserGroup | undefined;
   readonly disabled?: boolean | undefined;
-  /** Already checked against the password rule. */
+  /** The password policy is enforced here again (passwordProblem), whatever the caller checked. */
   readonly password?: string | undefined;
   /** null clears; all already checked against the profile rules (src/shared/people.ts). */
   readonly name?: string | null | undefined;
@@ -111,11 +129,14 @@ export class UserService {
   /** Creates a user; answers undefined when the uin is taken. */
   async create(
     uin: number,
-    password: string,
+    password: string | CheckedPassword,
     group: UserGroup,
     { mustChangePassword = false, ...profile }: NewPasswordOptions & NewUserProfile = {},
   ): Promise<UserRecord | undefined> {
-    return this.insert(uin, await hashPassword(password), group, mustChangePassword, profile);
+    // The password policy, for every way a user is created: the admin API, the CSV import, the command
+    // line, the first admin (docs/security.md#one-rule-one-place).
+    const plain = enforcedPassword(password, uin);
+    return this.insert(uin, await hashPassword(plain), group, mustChangePassword, profile);
   }
 
   /**
@@ -138,6 +159,7 @@ export class UserService {
     mustChangePassword: boolean,
     profile: NewUserProfile,
   ): Promise<UserRecord | undefined> {
+    enforce(userGroupProblem(group));
     const user: UserRecord = {
       uin,
       passwordHash,
@@ -174,25 +196,39 @@ export class UserService {
   /**
    * The user changes their own password (proven by the caller): whatever the old one let anyone obtain ends
    * (`endAccess`) except the session making the change, and a password that had to be changed no longer has to.
+   * One transaction: the new password never stands beside the old one's sessions and tokens.
    */
   async changeOwnPassword(uin: number, password: string, currentSessionIdHash: string): Promise<boolean> {
+    enforce(passwordProblem(password, uin));
     const passwordHash = await hashPassword(password);
-    if (!(await this.store.users.update(uin, { passwordHash, mustChangePassword: false }))) return false;
-    await this.endAccess(uin, currentSessionIdHash);
-    return true;
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.users.update(uin, { passwordHash, mustChangePassword: false }))) return false;
+      await endAccess(tx, uin, this.clock.now(), currentSessionIdHash);
+      return true;
+    });
   }
 
   /**
    * A password reset by the user with an admin's reset code: the password is their own choice, and whoever
    * held the old one loses everything it gave them (`endAccess`), with the second factors added since the
-   * last sign-in with one (docs/security.md#second-factors).
+   * last sign-in with one (docs/security.md#second-factors). `redeem` uses the code up in the same
+   * transaction (ResetCodeService.redeem): when it answers false, nothing changes and neither does this.
    */
-  async resetPassword(uin: number, password: string): Promise<boolean> {
+  async resetPassword(
+    uin: number,
+    password: string,
+    redeem: (tx: Repositories) => Promise<boolean> = async () => true,
+  ): Promise<boolean> {
+    enforce(passwordProblem(password, uin));
     const passwordHash = await hashPassword(password);
-    if (!(await this.store.users.update(uin, { passwordHash, mustChangePassword: false }))) return false;
-    await removeFactorsAddedSinceLastSignIn(this.store, uin);
-    await this.endAccess(uin);
-    return true;
+    return this.store.transaction(async (tx) => {
+      if (!(await redeem(tx))) return false;
+      if (!(await tx.users.update(uin, { passwordHash, mustChangePassword: false }))) return false;
+      // docs/security.md#second-factors: what a stolen session may have added goes with the old password.
+      await removeFactorsAddedSinceLastSignIn(tx, uin);
+      await endAccess(tx, uin, this.clock.now());
+      return true;
+    });
   }
 
   /**
@@ -200,22 +236,11 @@ export class UserService {
    * again gives back the account, not what it had granted (docs/security.md).
    */
   async setDisabled(uin: number, disabled: boolean): Promise<boolean> {
-    const changed = await this.store.users.update(uin, { disabled });
-    if (changed && disabled) await this.endAccess(uin);
-    return changed;
-  }
-
-  /**
-   * A security event ends access (docs/security.md): every session of the user but `keepSessionIdHash`, every
-   * code not yet redeemed, every access and refresh token. Called after the change is written, so nobody can
-   * sign in again with what was replaced. In this order: with the sessions gone no new code can be asked for,
-   * and with the codes voided no new token can be issued; a code redeemed before the void has its tokens
-   * revoked by the last step.
-   */
-  private async endAccess(uin: number, keepSessionIdHash?: string): Promise<void> {
-    await this.store.sessions.deleteForUser(uin, keepSessionIdHash);
-    await this.store.codes.voidForUser(uin, this.clock.now());
-    await this.store.tokens.revokeAllForUser(uin);
+    return this.store.transaction(async (tx) => {
+      const changed = await tx.users.update(uin, { disabled });
+      if (changed && disabled) await endAccess(tx, uin, this.clock.now());
+      return changed;
+    });
   }
 
   /**
@@ -245,6 +270,10 @@ export class UserService {
       return { outcome: 'last-admin' };
 
     const { userGroup, disabled, password, name, email, groups, expiresAt } = changes;
+    if (userGroup !== undefined) enforce(userGroupProblem(userGroup));
+    if (password !== undefined) enforce(passwordProblem(password, uin));
+    // Hashed before the transaction: nothing slow runs inside one (docs/architecture.md#transactions).
+    const passwordHash = password === undefined ? undefined : await hashPassword(password);
     const update: UserUpdate = {
       ...(userGroup !== undefined && { userGroup }),
       ...(disabled !== undefined && { disabled }),
@@ -252,34 +281,56 @@ export class UserService {
       ...(email !== undefined && { email }),
       ...(groups !== undefined && { groups }),
       ...(expiresAt !== undefined && { expiresAt }),
+      ...(passwordHash !== undefined && { passwordHash, mustChangePassword: uin !== adminSession.uin }),
     };
-    if (Object.keys(update).length > 0) await this.store.users.update(uin, update);
-    // Two admins demoting each other at once could each see the other still enabled: count again after
-    // writing and put this change back if it left no enabled admin. The store has no transaction to hold
-    // both, so the check runs before anything else is done (sign-outs, the password), and a refused change
-    // leaves nothing behind.
-    if (removesAdmin && (await this.store.users.countAdmins(now, lasting)) === 0) {
-      await this.store.users.update(uin, {
-        userGroup: user.userGroup,
-        disabled: user.disabled,
-        expiresAt: user.expiresAt,
-      });
-      return { outcome: 'last-admin-raced' };
-    }
     // Disabling (or expiring now) ends everything the user had, for good.
     const endsAccount =
       disabled === true || (expiresAt !== undefined && expiresAt !== null && expiresAt <= now);
-    if (password !== undefined) {
-      const passwordHash = await hashPassword(password);
-      await this.store.users.update(uin, { passwordHash, mustChangePassword: uin !== adminSession.uin });
-      // docs/security.md#second-factors: what a stolen session may have added goes with the old password.
-      if (uin !== adminSession.uin) await removeFactorsAddedSinceLastSignIn(this.store, uin);
-    }
-    // A reset usually follows a compromise: whoever held the old password loses what it gave them — except
-    // the admin making this call, when they reset their own.
-    if (endsAccount) await this.endAccess(uin);
-    else if (password !== undefined) await this.endAccess(uin, adminSession.idHash);
+    const raced = await this.store
+      .transaction(async (tx) => {
+        if (removesAdmin) await tx.users.lockAdminChanges();
+        if (Object.keys(update).length > 0) await tx.users.update(uin, update);
+        // Two admins demoting each other at once could each see the other still enabled: such changes run
+        // one after the other (the lock), each counts again after writing, and one that left no enabled
+        // admin is rolled back whole.
+        if (removesAdmin && (await tx.users.countAdmins(now, lasting)) === 0) throw new LastAdminRaced();
+        // A reset usually follows a compromise: whoever held the old password loses what it gave them —
+        // except the admin making this call, when they reset their own. Committed with the change.
+        // docs/security.md#second-factors: what a stolen session may have added goes with the old password.
+        if (password !== undefined && uin !== adminSession.uin) await removeFactorsAddedSinceLastSignIn(tx, uin);
+        if (endsAccount) await endAccess(tx, uin, now);
+        else if (password !== undefined) await endAccess(tx, uin, now, adminSession.idHash);
+        // New groups end what the user holds for apps that no longer allow them (app-access.ts).
+        if (groups !== undefined && !endsAccount) await endUseOfAppsNoLongerAllowed(tx, uin, groups, now);
+        return false;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof LastAdminRaced) return true;
+        throw error;
+      });
+    if (raced) return { outcome: 'last-admin-raced' };
     const changed = await this.store.users.find(uin);
     return changed ? { outcome: 'changed', user: changed } : { outcome: 'not-found' };
   }
+}
+
+/** Rolls back an admin's change that, with another one at the same moment, left no enabled admin. */
+class LastAdminRaced extends Error {}
+
+/**
+ * A security event ends access (docs/security.md): every session of the user but `keepSessionIdHash` (their
+ * back-channel logouts queued), every code not yet redeemed, every access and refresh token. Run in the
+ * transaction that writes the change, so that both commit together: never a new password with the old
+ * tokens alive. In this order: with the sessions gone no new code can be asked for, and with the codes
+ * voided no new token can be issued; a code redeemed before the void has its tokens revoked by the last step.
+ */
+async function endAccess(
+  tx: Pick<Repositories, 'sessions' | 'codes' | 'tokens'>,
+  uin: number,
+  now: number,
+  keepSessionIdHash?: string,
+): Promise<void> {
+  await signOut(tx, { uin, except: keepSessionIdHash });
+  await tx.codes.voidForUser(uin, now);
+  await tx.tokens.revokeAllForUser(uin);
 }

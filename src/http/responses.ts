@@ -15,7 +15,8 @@ import {
 import { NO_STORE_HEADERS } from '../oauth/tokens.js';
 import { EnvelopeCode } from '../shared/envelope.js';
 import { isDatabaseUnavailable } from '../storage/database-errors.js';
-import { ApiError } from './api-error.js';
+import { RuleViolation } from '../domain/rule-violation.js';
+import { ApiError, badRequest } from './api-error.js';
 
 /**
  * - `oauth`: RFC 6749 §5.2 / RFC 6750 JSON (`/v1/oauth2/token`, `revoke`, `introspect`, `userinfo`);
@@ -170,6 +171,8 @@ function renderUnavailable(style: ErrorStyle): Rendered {
 export function render(error: unknown, style: ErrorStyle): Rendered {
   if (isDatabaseUnavailable(error)) return renderUnavailable(style);
   if (error instanceof OAuthError) return renderOAuthError(error, style);
+  // A domain rule refused a value that the route's schema let through: the same answer as the route's own check.
+  if (error instanceof RuleViolation) return render(badRequest(error.message), style);
   if (error instanceof ApiError) {
     return {
       status: error.status,

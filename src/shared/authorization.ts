@@ -18,3 +18,11 @@ export const AUTHORIZATION_PARAMETERS = [
   'request',
   'request_uri',
 ] as const;
+
+/**
+ * The longest `nonce` (copied into the id_token) and `state` (echoed on the redirect) an authorization request
+ * may carry (docs/interface.md#authorization-page), on every path: the GET and form POST requests and the
+ * page's call (src/oauth/authorization/check-nonce.ts, check-state.ts).
+ */
+export const MAX_NONCE_LENGTH = 1024;
+export const MAX_STATE_LENGTH = 2048;

@@ -1,8 +1,8 @@
 /**
  * The apps table: its queries and its row mappers (docs/architecture.md#storage). `findClient` authenticates
  * every client on the token endpoint, so it is a hand-written statement per database (prepared on SQLite, on
- * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the four columns client
- * authentication needs; `find`, the whole app, is one too. Writes are on disk before they are answered
+ * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the five columns client
+ * authentication and the grants need; `find`, the whole app, is one too. Writes are on disk before they are answered
  * (`writeDurably`).
  */
 import type { Selectable } from 'kysely';
@@ -91,9 +91,10 @@ interface ClientRow {
   secret_hash: string;
   disabled: number;
   allow_refresh_tokens: number;
+  allowed_groups: string;
 }
 
-const CLIENT_COLUMNS = 'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens';
+const CLIENT_COLUMNS = 'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups';
 
 function toClient(row: ClientRow): ClientRecord {
   return {
@@ -101,6 +102,8 @@ function toClient(row: ClientRow): ClientRecord {
     secretHash: row.secret_hash,
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
+    // Every grant checks it (docs/interface.md#people-groups-and-audit); most apps name none.
+    allowedGroups: parseList(row.allowed_groups),
   };
 }
 

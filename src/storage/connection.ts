@@ -10,26 +10,71 @@
  * per event-loop turn where many requests ask at once (turn-batcher.ts, docs/architecture.md#batching).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Compilable, type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
-import type { PostgresQueries } from './postgres-pool.js';
+import { type Compilable, CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
+import type pg from 'pg';
 import type { Database } from './schema.js';
+import type { SqliteGate } from './transactions.js';
 import { TurnBatcher } from './turn-batcher.js';
 
+/** What a PostgreSQL hot path sends its statements to: the pool (postgres-pool.ts), or one transaction's client. */
+export interface PostgresQuerier {
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<Pick<pg.QueryResult<R>, 'rows'>>;
+}
+
+/**
+ * The open database. `inTransaction`: this is one transaction of `store.transaction` (transactions.ts), whose
+ * repositories run every statement in it. On SQLite, `gate` is closed while any transaction is open on the one
+ * connection: the hand-written statements, which do not go through Kysely's connection lock, wait for it
+ * (a transaction's own repositories have none, they run inside it).
+ */
 export type Connection =
-  | { readonly kind: 'sqlite'; readonly db: Kysely<Database>; readonly database: BetterSqlite3.Database }
-  | { readonly kind: 'postgres'; readonly db: Kysely<Database>; readonly pool: PostgresQueries };
+  | {
+      readonly kind: 'sqlite';
+      readonly db: Kysely<Database>;
+      readonly database: BetterSqlite3.Database;
+      readonly gate: SqliteGate | undefined;
+      readonly inTransaction?: boolean;
+    }
+  | {
+      readonly kind: 'postgres';
+      readonly db: Kysely<Database>;
+      readonly pool: PostgresQuerier;
+      readonly inTransaction?: boolean;
+    };
 
 /** A hot path written by hand for each database; `F` is the function a repository method calls. */
 export interface HotPath<F> {
-  sqlite(database: BetterSqlite3.Database): F;
-  postgres(pool: PostgresQueries): F;
+  /** `gate`: what a write deferred to a later turn (a batch) must wait for; see Connection. */
+  sqlite(database: BetterSqlite3.Database, gate: SqliteGate | undefined): F;
+  postgres(pool: PostgresQuerier): F;
 }
 
-/** The connection's half of a hot path, built once when the repository is. */
-export function forDialect<F>(connection: Connection, hotPath: HotPath<F>): F {
-  return connection.kind === 'sqlite'
-    ? hotPath.sqlite(connection.database)
-    : hotPath.postgres(connection.pool);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any function that answers a promise
+type AsyncFunction = (...parameters: any[]) => Promise<unknown>;
+
+/**
+ * The connection's half of a hot path, built once when the repository is. On SQLite the statement waits while
+ * a transaction is open on the connection (it would run inside it otherwise); when none is, that costs one
+ * property read.
+ */
+export function forDialect<F extends AsyncFunction>(connection: Connection, hotPath: HotPath<F>): F {
+  if (connection.kind === 'postgres') return hotPath.postgres(connection.pool);
+  const { gate } = connection;
+  const run = hotPath.sqlite(connection.database, gate);
+  if (gate === undefined) return run;
+  const gated = (...parameters: Parameters<F>): ReturnType<F> =>
+    (gate.open ? run(...parameters) : gate.whenOpen().then(() => gated(...parameters))) as ReturnType<F>;
+  return gated as unknown as F;
+}
+
+/** A transaction's client, as a hot path's PostgreSQL half uses the pool: every statement in the transaction. */
+export function transactionQuerier(trx: Kysely<Database>): PostgresQuerier {
+  return {
+    async query<R extends pg.QueryResultRow>(config: pg.QueryConfig) {
+      const result = await trx.executeQuery<R>(CompiledQuery.raw(config.text, config.values ?? []));
+      return { rows: [...result.rows] };
+    },
+  };
 }
 
 /** The tables whose rows are dead once `expires_at` has passed, and are then only purged. */
@@ -45,6 +90,14 @@ export abstract class Repository {
 
   constructor(protected readonly connection: Connection) {
     this.db = connection.db;
+  }
+
+  /**
+   * Runs `work` as one transaction; inside `store.transaction` (transactions.ts) it is already in one, so
+   * `work` runs there and commits with it.
+   */
+  protected atomically<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.connection.inTransaction === true ? work(this.db) : this.db.transaction().execute(work);
   }
 
   /** The row of `table` whose unique `column` is `key`, mapped; undefined when there is none. */
@@ -126,11 +179,11 @@ export interface BatchedLookup<K, R, V> {
  * position `i`, or undefined when none matched.
  */
 export function batchedLookup<K, R, V>(
-  pool: PostgresQueries,
+  pool: PostgresQuerier,
   lookup: BatchedLookup<K, R, V>,
 ): (key: K) => Promise<V | undefined> {
   const batcher = new TurnBatcher<K, V | undefined>(async (keys) => {
-    const { rows } = await pool.query<R & { i: number }>({
+    const { rows } = await pool.query<R & pg.QueryResultRow & { i: number }>({
       name: lookup.name,
       text: lookup.text,
       values: lookup.parameters(keys),
@@ -177,11 +230,20 @@ export function changed(result: { numUpdatedRows?: bigint; numDeletedRows?: bigi
  * commit at NORMAL, 0.185 ms at FULL; a real disk's flush takes 1–10 ms. Those changes are rare (admin
  * actions, a password re-hash at a user's first sign-in), so they pay it; the hot paths (codes, tokens,
  * sessions) would pay it on every request, so they do not.
+ *
+ * Inside `store.transaction` the queries run in its transaction, which commits as durably (transactions.ts).
  */
 export async function writeDurably(
   connection: Connection,
   queries: readonly CompiledQuery[],
 ): Promise<number[]> {
+  if (connection.inTransaction === true) {
+    const changes: number[] = [];
+    for (const query of queries) {
+      changes.push(Number((await connection.db.executeQuery(query)).numAffectedRows ?? 0n));
+    }
+    return changes;
+  }
   if (connection.kind === 'postgres') {
     const run = async (db: Pick<Kysely<Database>, 'executeQuery'>): Promise<number[]> => {
       const changes: number[] = [];

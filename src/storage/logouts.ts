@@ -132,7 +132,7 @@ export class Logouts extends Repository implements LogoutRepository {
   }
 
   async finish(delivery: LogoutDelivery, at: number, outcome: LogoutDeliveryOutcome): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.atomically(async (trx) => {
       await trx
         .updateTable('logout_deliveries')
         .set({

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { SqliteDatabase } from './sqlite-driver.js';
-import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from '../config/config.js';
 import { mustDiscardConnection } from './database-errors.js';
@@ -11,6 +11,7 @@ import { SqlStore } from './sql-store.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Store } from './store.js';
+import { GatedSqliteDialect, SqliteGate } from './transactions.js';
 
 /**
  * docs/interface.md#resources: uins exceed 2^31, so they are BIGINT; `pg` answers BIGINT as a string unless told otherwise.
@@ -19,12 +20,12 @@ import type { Store } from './store.js';
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
 /**
- * Kysely's SQLite dialect, but its migrator runs the pending migrations in one transaction, as on PostgreSQL:
+ * The gated SQLite dialect (transactions.ts), and its migrator runs the pending migrations in one transaction, as on PostgreSQL:
  * SQLite's DDL is transactional, Kysely's adapter just does not claim it. A migration that fails, or a
  * process killed mid-upgrade, then leaves the database as it was, never half-migrated
  * (docs/architecture.md#migrations). The flag means nothing else to Kysely.
  */
-class TransactionalDdlSqliteDialect extends SqliteDialect {
+class TransactionalDdlSqliteDialect extends GatedSqliteDialect {
   override createAdapter(): SqliteAdapter {
     return new (class extends SqliteAdapter {
       override get supportsTransactionalDdl(): boolean {
@@ -51,10 +52,12 @@ function openSqlite(file: string): Store {
   database.pragma('wal_autocheckpoint = 0');
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new SqliteCheckpointer(database);
+  // Transactions close the gate: the hand-written statements wait for it (transactions.ts).
+  const gate = new SqliteGate();
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(database) }, gate),
   });
-  return new SqlStore({ kind: 'sqlite', db, database }, () => checkpointer.close());
+  return new SqlStore({ kind: 'sqlite', db, database, gate }, () => checkpointer.close());
 }
 
 /**

@@ -1,7 +1,8 @@
 /** The records the Store reads and writes (docs/architecture.md#storage): one shape per table row. */
 
-export const USER_GROUPS = ['admin', 'member', 'user'] as const;
-export type UserGroup = (typeof USER_GROUPS)[number];
+// The one list of user groups (src/shared/users.ts).
+export { USER_GROUPS, type UserGroup } from '../shared/users.js';
+import type { UserGroup } from '../shared/users.js';
 
 /** A user's profile (docs/interface.md#people-groups-and-audit): optional on insert, always read back. */
 export interface UserProfile {
@@ -96,7 +97,10 @@ export interface AppRecord {
  * introspection endpoints): who it is, its secret's digest, and what it may do. The rest of the app's row
  * is not read there.
  */
-export type ClientRecord = Pick<AppRecord, 'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens'>;
+export type ClientRecord = Pick<
+  AppRecord,
+  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
+>;
 
 export interface LogoutAttempt {
   /** Epoch ms. */

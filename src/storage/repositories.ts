@@ -61,6 +61,12 @@ export interface UserRepository {
   /** Every user whose password lives in `source` (the directory sync reads all of its users), by uin. */
   listBySource(source: UserSource): Promise<UserRecord[]>;
   /**
+   * Inside `store.transaction`: makes the transactions that may take away an admin run one after another until
+   * they commit, so that each counts the admins the others left (PostgreSQL: a transaction-scoped advisory
+   * lock; SQLite's write transactions are one at a time already).
+   */
+  lockAdminChanges(): Promise<void>;
+  /**
    * Sets `lastSignInAt`. Apart from `update`, so that it is not flushed to disk like an account change
    * (writeDurably in src/storage/connection.ts): a lost sign-in time costs nothing.
    */
@@ -203,7 +209,8 @@ export interface TokenRepository {
   revokeByCode(codeHash: string): Promise<void>;
   /**
    * The hot path of get-user-info: the token with its user, only if the token is unrevoked and unexpired at
-   * `now`, its user is enabled, and its app exists and is enabled.
+   * `now`, its user is enabled, its app exists and is enabled, and the user may use the app (in one of its
+   * `allowed_groups`, when it names any).
    */
   findActiveOwner(tokenHash: string, now: number): Promise<ActiveTokenOwner | undefined>;
   findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined>;
@@ -229,6 +236,11 @@ export interface TokenRepository {
   revokeForApp(clientId: string): Promise<void>;
   /** Revokes the app's refresh tokens, for good (refresh tokens switched off for it). */
   revokeRefreshForApp(clientId: string): Promise<void>;
+  /**
+   * The users holding anything of the app still usable at `now`: an unrevoked, unexpired access or refresh
+   * token, or a code not yet redeemed (its allowed groups changed: src/domain/app-access.ts).
+   */
+  listHolders(clientId: string, now: number): Promise<number[]>;
 }
 
 export interface ConsentRepository {

@@ -129,7 +129,7 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
   }
 
   async replaceRecoveryCodes(uin: number, codeHashes: readonly string[], now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.atomically(async (trx) => {
       await trx.deleteFrom('recovery_codes').where('uin', '=', uin).execute();
       if (codeHashes.length === 0) return;
       await trx
@@ -179,7 +179,7 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
   }
 
   async deleteFactorsAddedAfter(uin: number, after: number): Promise<{ totp: boolean; passkeys: string[] }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.atomically(async (trx) => {
       const passkeys = await trx
         .deleteFrom('passkeys')
         .where('uin', '=', uin)
@@ -198,7 +198,7 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
   }
 
   async deleteAll(uin: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.atomically(async (trx) => {
       await trx.deleteFrom('totp_credentials').where('uin', '=', uin).execute();
       await trx.deleteFrom('passkeys').where('uin', '=', uin).execute();
       await trx.deleteFrom('recovery_codes').where('uin', '=', uin).execute();

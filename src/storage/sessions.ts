@@ -115,7 +115,7 @@ export class Sessions extends Repository implements SessionRepository {
 
   /** Ends the selected sessions and queues their back-channel logouts, in one transaction. */
   private async end(selection: Selection): Promise<number> {
-    const { ended, queued } = await this.db.transaction().execute(async (trx) => {
+    const { ended, queued } = await this.atomically(async (trx) => {
       const sids = await deleteSessions(trx, selection);
       return { ended: sids.length, queued: await queueLogouts(trx, sids) };
     });

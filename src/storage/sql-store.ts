@@ -8,7 +8,7 @@ import { Apps } from './apps.js';
 import { AuditEvents } from './audit.js';
 import { CasTickets } from './cas-tickets.js';
 import { Codes } from './codes.js';
-import type { Connection } from './connection.js';
+import { type Connection, transactionQuerier } from './connection.js';
 import { Consents } from './consents.js';
 import { ExclusiveWork } from './exclusive.js';
 import { migrationProvider } from './migrations/index.js';
@@ -19,7 +19,8 @@ import { ResetCodes } from './reset-codes.js';
 import { LogoutSignal, Logouts } from './logouts.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
-import type { Exclusive, PurgeReport, Store } from './store.js';
+import type { Exclusive, PurgeReport, Repositories, Store } from './store.js';
+import { asTransactionBody, assertOutsideTransactionBody } from './transactions.js';
 import { Throttles } from './throttle.js';
 import { Tokens } from './tokens.js';
 import { Users } from './users.js';
@@ -28,6 +29,27 @@ import { WebAuthnChallenges } from './webauthn-challenges.js';
 const DAY_MS = 24 * 3600 * 1000;
 /** How long an instance retries while another one migrates the same database (sql-store.ts migrate()). */
 const MIGRATION_WAIT_MS = 60_000;
+
+/** The repositories over `connection`; sign-outs through them tell `logoutsQueued`. */
+function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): Repositories {
+  return {
+    users: new Users(connection),
+    apps: new Apps(connection),
+    sessions: new Sessions(connection, logoutsQueued),
+    codes: new Codes(connection),
+    tokens: new Tokens(connection),
+    consents: new Consents(connection),
+    throttles: new Throttles(connection),
+    signingKeys: new SigningKeys(connection),
+    secondFactors: new SecondFactors(connection),
+    webAuthnChallenges: new WebAuthnChallenges(connection),
+    pendingSignIns: new PendingSignIns(connection),
+    resetCodes: new ResetCodes(connection),
+    audit: new AuditEvents(connection),
+    logouts: new Logouts(connection, logoutsQueued),
+    casTickets: new CasTickets(connection),
+  };
+}
 
 export class SqlStore implements Store {
   readonly kind: Connection['kind'];
@@ -48,6 +70,7 @@ export class SqlStore implements Store {
   readonly logouts: Logouts;
   readonly casTickets: CasTickets;
   private readonly exclusiveWork: ExclusiveWork;
+  private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
     private readonly connection: Connection,
@@ -57,7 +80,7 @@ export class SqlStore implements Store {
     this.kind = connection.kind;
     this.users = new Users(connection);
     this.apps = new Apps(connection);
-    const logoutsQueued = new LogoutSignal();
+    const logoutsQueued = this.logoutsQueued;
     this.sessions = new Sessions(connection, logoutsQueued);
     this.codes = new Codes(connection);
     this.tokens = new Tokens(connection);
@@ -77,6 +100,44 @@ export class SqlStore implements Store {
 
   exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>> {
     return this.exclusiveWork.run(name, work);
+  }
+
+  /**
+   * See Store.transaction. On SQLite the commit is made at `synchronous = FULL`, as writeDurably's are
+   * (connection.ts): set before BEGIN, since SQLite refuses to change it inside a transaction, while this
+   * holds the one connection, so it applies to this transaction alone.
+   */
+  async transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+    assertOutsideTransactionBody();
+    // Deliveries queued inside are announced after the commit: before it, no worker could claim them.
+    const queuedInside = new LogoutSignal();
+    let queued = false;
+    queuedInside.subscribe(() => {
+      queued = true;
+    });
+    const connection = this.connection;
+    let result: T;
+    if (connection.kind === 'sqlite') {
+      const { database } = connection;
+      result = await connection.db.connection().execute(async (db) => {
+        database.pragma('synchronous = FULL');
+        try {
+          return await db.transaction().execute((trx) => {
+            const tx = { kind: 'sqlite', db: trx, database, gate: undefined, inTransaction: true } as const;
+            return asTransactionBody(() => work(repositoriesOver(tx, queuedInside)));
+          });
+        } finally {
+          database.pragma('synchronous = NORMAL');
+        }
+      });
+    } else {
+      result = await connection.db.transaction().execute((trx) => {
+        const tx = { kind: 'postgres', db: trx, pool: transactionQuerier(trx), inTransaction: true } as const;
+        return asTransactionBody(() => work(repositoriesOver(tx, queuedInside)));
+      });
+    }
+    if (queued) this.logoutsQueued.notify();
+    return result;
   }
 
   async migrate(): Promise<string[]> {

@@ -26,6 +26,8 @@ export class SqliteCheckpointer {
   }
 
   private checkpoint(mode: 'PASSIVE' | 'TRUNCATE'): void {
+    // Never inside a transaction of store.transaction (transactions.ts): the next tick checkpoints.
+    if (this.database.inTransaction) return;
     try {
       this.database.pragma(`wal_checkpoint(${mode})`);
     } catch {

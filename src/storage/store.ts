@@ -28,8 +28,8 @@ import type {
 export * from './records.js';
 export * from './repositories.js';
 
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
+/** Every repository of the Store: what `store.transaction` hands its work, bound to the transaction. */
+export interface Repositories {
   readonly users: UserRepository;
   readonly apps: AppRepository;
   readonly sessions: SessionRepository;
@@ -45,6 +45,19 @@ export interface Store {
   readonly audit: AuditRepository;
   readonly logouts: LogoutRepository;
   readonly casTickets: CasTicketRepository;
+}
+
+export interface Store extends Repositories {
+  readonly kind: 'sqlite' | 'postgres';
+  /**
+   * Runs `work` in one database transaction (docs/architecture.md#transactions): `tx` holds the same
+   * repositories, each bound to it, and what `work` writes through them commits when it resolves, durably
+   * (as writeDurably does), or is rolled back whole when it throws (its error is thrown again). Inside
+   * `work`, use `tx` only, never this Store (on SQLite that throws OutsideTransaction), and do no slow work
+   * (password hashing, network): on SQLite every other statement of the process waits for the commit.
+   * Back-channel logouts queued by `tx.sessions` are sent after the commit. Not nestable.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /**
    * Runs `work` unless work of the same name is running (on PostgreSQL: in any instance on this schema, by an
    * advisory lock); answers `{ ran: false }` then, without running it.

@@ -3,7 +3,8 @@
  * beside tokens.ts, whose queries use them (docs/architecture.md#storage).
  */
 import type { Selectable } from 'kysely';
-import { bit, nullableNumber } from './connection.js';
+import { bit, nullableNumber, parseList } from './connection.js';
+import { groupsAllow } from '../shared/people.js';
 import { joinAmr, splitAmr } from './sessions.js';
 import type { AccessTokensTable, Database, RefreshTokensTable } from './schema.js';
 import type { AccessTokenRecord, ActiveTokenOwner, RefreshTokenRecord, UserGroup } from './store.js';
@@ -123,9 +124,16 @@ export function refreshTokenRow(token: RefreshTokenRecord): RefreshTokenRow {
   };
 }
 
-/** The active-owner query's select list (over `access_tokens t` and `users u`), the same on both databases. */
+/**
+ * The active-owner query's select list (over `access_tokens t`, `users u` and `apps a`), the same on both
+ * databases. The app's allowed groups and the user's come with it, so that the allowed_groups rule is checked
+ * on every use of a token without another query (toActiveTokenOwner). Measured in-process on SQLite, before
+ * and after the two columns, alternating runs on the shared 2-core development VM: 6–27 µs per look-up both
+ * ways, within the noise.
+ */
 export const ACTIVE_OWNER_COLUMNS =
-  't.client_id, t.scope, t.created_at, t.expires_at, u.uin, u.user_group, u.created_at as user_created_at';
+  't.client_id, t.scope, t.created_at, t.expires_at, u.uin, u.user_group, u.created_at as user_created_at, ' +
+  'a.allowed_groups, u.groups as user_groups';
 
 /** The rows ACTIVE_OWNER_COLUMNS selects. */
 export interface ActiveTokenOwnerRow {
@@ -136,9 +144,17 @@ export interface ActiveTokenOwnerRow {
   uin: number;
   user_group: string;
   user_created_at: number;
+  allowed_groups: string;
+  user_groups: string;
 }
 
-export function toActiveTokenOwner(row: ActiveTokenOwnerRow): ActiveTokenOwner {
+/**
+ * The token's owner, or undefined when the user may not use the app (any more): outside its allowed groups
+ * (docs/interface.md#people-groups-and-audit), whose token then stops working as a disabled user's does.
+ * `parseList` skips the parse of an empty list, which most apps' allowed groups are.
+ */
+export function toActiveTokenOwner(row: ActiveTokenOwnerRow): ActiveTokenOwner | undefined {
+  if (!groupsAllow(parseList(row.allowed_groups), parseList(row.user_groups))) return undefined;
   return {
     token: {
       clientId: row.client_id,

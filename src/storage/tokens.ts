@@ -43,7 +43,7 @@ type FindActiveOwner = (tokenHash: string, now: number) => Promise<ActiveTokenOw
 
 const activeOwner: HotPath<FindActiveOwner> = {
   sqlite(database) {
-    const find = preparedLookup<[string, number, number], ActiveTokenOwnerRow, ActiveTokenOwner>(
+    const find = preparedLookup<[string, number, number], ActiveTokenOwnerRow, ActiveTokenOwner | undefined>(
       database,
       `select ${ACTIVE_OWNER_COLUMNS} from access_tokens t ${OWNER_JOINS}
         where t.token_hash = ? and ${isActiveAt('?')}`,
@@ -131,7 +131,7 @@ function redemptionArrays(batch: readonly Redemption[]): unknown[][] {
 }
 
 const redemption: HotPath<Redeem> = {
-  sqlite(database) {
+  sqlite(database, gate) {
     const markUsed = prepareOnFirstUse(
       database,
       'update authorization_codes set used_at = ? where code_hash = ? and used_at is null',
@@ -145,7 +145,7 @@ const redemption: HotPath<Redeem> = {
       `insert into refresh_tokens (${names(REFRESH_TOKEN_COLUMNS)}) values (${names(REFRESH_TOKEN_COLUMNS, '@')})`,
     );
     const batcher = new TurnBatcher(
-      sqliteTransaction(database, (r: Redemption): boolean => {
+      sqliteTransaction(database, gate, (r: Redemption): boolean => {
         if (markUsed().run(r.now, r.codeHash).changes === 0) return false;
         insertAccess().run(r.access);
         if (r.refresh) insertRefresh().run(r.refresh);
@@ -197,7 +197,7 @@ export class Tokens extends Repository implements TokenRepository {
   }
 
   async revokeByCode(codeHash: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.atomically(async (trx) => {
       await trx.updateTable('access_tokens').set({ revoked: 1 }).where('code_hash', '=', codeHash).execute();
       const families = await trx
         .selectFrom('refresh_tokens')
@@ -230,7 +230,7 @@ export class Tokens extends Repository implements TokenRepository {
     accessToken: AccessTokenRecord,
     refreshToken: RefreshTokenRecord,
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.atomically(async (trx) => {
       const marked = await trx
         .updateTable('refresh_tokens')
         .set({ rotated_at: now })
@@ -246,7 +246,7 @@ export class Tokens extends Repository implements TokenRepository {
   }
 
   async revokeFamily(familyId: string): Promise<void> {
-    await this.db.transaction().execute((trx) => revokeFamily(trx, familyId));
+    await this.atomically((trx) => revokeFamily(trx, familyId));
   }
 
   async revokeForUserAndApp(uin: number, clientId: string): Promise<void> {
@@ -265,12 +265,34 @@ export class Tokens extends Repository implements TokenRepository {
     await this.revokeWhere(['refresh_tokens'], { client_id: clientId });
   }
 
+  async listHolders(clientId: string, now: number): Promise<number[]> {
+    const live = (table: 'access_tokens' | 'refresh_tokens') =>
+      this.db
+        .selectFrom(table)
+        .select('uin')
+        .where('client_id', '=', clientId)
+        .where('revoked', '=', 0)
+        .where('expires_at', '>', now);
+    const rows = await live('access_tokens')
+      .union(live('refresh_tokens'))
+      .union(
+        this.db
+          .selectFrom('authorization_codes')
+          .select('uin')
+          .where('client_id', '=', clientId)
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', now),
+      )
+      .execute();
+    return rows.map((row) => Number(row.uin));
+  }
+
   /** Revokes the unrevoked rows of `tables` that match `match`, in one transaction (indexed columns). */
   private async revokeWhere(
     tables: readonly ('access_tokens' | 'refresh_tokens')[],
     match: { readonly uin?: number; readonly client_id?: string },
   ): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.atomically(async (trx) => {
       for (const table of tables) {
         let query = trx.updateTable(table).set({ revoked: 1 }).where('revoked', '=', 0);
         if (match.uin !== undefined) query = query.where('uin', '=', match.uin);

@@ -13,6 +13,7 @@
  * Alone, a request waits only for the end of the current turn (`setImmediate`).
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteGate } from './transactions.js';
 
 /**
  * Answers one value per key, in the keys' order. It must be atomic (one statement, or one transaction), so
@@ -46,13 +47,21 @@ export function isOneKeysFault(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23[0-9A-Z]{3}$/.test(code));
 }
 
-/** A SQLite `LoadMany`: every key's `work` in one IMMEDIATE transaction, rolled back whole if any throws. */
+/**
+ * A SQLite `LoadMany`: every key's `work` in one IMMEDIATE transaction, rolled back whole if any throws. It
+ * waits while another transaction is open on the connection (`gate`, transactions.ts): it would be nested in
+ * it, and undone with it after its callers were answered.
+ */
 export function sqliteTransaction<K, V>(
   database: BetterSqlite3.Database,
+  gate: SqliteGate | undefined,
   work: (key: K) => V,
 ): LoadMany<K, V> {
   const all = database.transaction((keys: readonly K[]) => keys.map(work));
-  return async (keys) => all.immediate(keys);
+  return async (keys) => {
+    if (gate !== undefined && !gate.open) await gate.whenOpen();
+    return all.immediate(keys);
+  };
 }
 
 export class TurnBatcher<K, V> {

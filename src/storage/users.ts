@@ -63,6 +63,9 @@ const findUser: HotPath<FindUser> = {
   },
 };
 
+/** The advisory lock key that serializes changes that may take away an admin (lockAdminChanges). */
+const ADMIN_CHANGES_LOCK = 0x63_73_61_64; // "csad"
+
 /** LIKE's own wildcards in a group tag (`_`) match themselves. */
 const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -148,6 +151,12 @@ export class Users extends Repository implements UserRepository {
       })
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async lockAdminChanges(): Promise<void> {
+    if (this.connection.kind !== 'postgres') return;
+    // Any fixed key of this application's own: 'campus-sso admins' as a 32-bit number.
+    await sql`select pg_advisory_xact_lock(${ADMIN_CHANGES_LOCK})`.execute(this.db);
   }
 
   async recordSignIn(uin: number, at: number): Promise<void> {

@@ -154,6 +154,26 @@ describe('campus-sso app add', () => {
     });
   });
 
+  it('counts the name in code points, as the API and the page do: 64 emoji pass, 65 are refused', async () => {
+    const args = (name: string) => [
+      'app',
+      'add',
+      '--name',
+      name,
+      '--emoji',
+      '🦊',
+      '--redirect-uri',
+      'https://a.example/cb',
+    ];
+    const accepted = await cli(args('🦊'.repeat(64)));
+    expect(accepted.code, accepted.stderr).toBe(0);
+    const { client_id: clientId } = JSON.parse(accepted.stdout) as { client_id: string };
+    await withContext(async (ctx) => {
+      expect((await ctx.store.apps.find(clientId))?.name).toBe('🦊'.repeat(64));
+    });
+    expectUsageError(await cli(args('🦊'.repeat(65))), /--name must be 1 to 64 characters/);
+  });
+
   it('gives every app its own client_id and secret', async () => {
     const args = ['app', 'add', '--name', 'A', '--emoji', '🇨🇳', '--redirect-uri', 'https://a.example/cb'];
     // One after the other: two commands migrating a fresh SQLite file at once race (NOTES-foundation-bugs.md).

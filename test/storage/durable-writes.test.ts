@@ -121,6 +121,24 @@ describe('user and app writes on SQLite', () => {
     expect(await store.apps.delete(APP.clientId)).toBe(false);
   });
 
+  it('commit a store.transaction at synchronous = FULL, its user write included, set before BEGIN', async () => {
+    const { store } = opened;
+    await store.users.insert(USER);
+    events = [];
+    await store.transaction(async (tx) => {
+      await tx.users.update(USER.uin, { disabled: true });
+      await tx.tokens.revokeAllForUser(USER.uin);
+    });
+    expect(events).toEqual([
+      'synchronous = FULL',
+      'update users',
+      'update access_tokens',
+      'update refresh_tokens',
+      'synchronous = NORMAL',
+    ]);
+    expect((await store.users.find(USER.uin))?.disabled).toBe(true);
+  });
+
   it('leave every other write at synchronous = NORMAL', async () => {
     const { store } = opened;
     await store.users.insert(USER);

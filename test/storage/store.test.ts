@@ -352,14 +352,19 @@ describeEachDatabase('Store', (database) => {
     });
 
     describe('apps', () => {
-      it('findClient reads what client authentication needs, and nothing else', async () => {
-        const record = app('ClientOnly4Auth0', { disabled: true, allowRefreshTokens: false });
+      it('findClient reads what client authentication and the grants need, and nothing else', async () => {
+        const record = app('ClientOnly4Auth0', {
+          disabled: true,
+          allowRefreshTokens: false,
+          allowedGroups: ['teachers'],
+        });
         await store.apps.insert(record);
         expect(await store.apps.findClient(record.clientId)).toEqual({
           clientId: record.clientId,
           secretHash: record.secretHash,
           disabled: true,
           allowRefreshTokens: false,
+          allowedGroups: ['teachers'],
         });
         await store.apps.update(record.clientId, { disabled: false, allowRefreshTokens: true });
         expect(await store.apps.findClient(record.clientId)).toMatchObject({

@@ -94,7 +94,7 @@ describe('TurnBatcher on SQLite (sqliteTransaction)', () => {
   /** Inserts each key as a claim; a key 'explode' throws a plain error instead. */
   function claims() {
     const insert = database.prepare('insert into claims (name) values (?)');
-    const loadMany = sqliteTransaction(database, (name: string) => {
+    const loadMany = sqliteTransaction(database, undefined, (name: string) => {
       if (name === 'explode') throw new Error('not a constraint');
       return insert.run(name).changes;
     });

@@ -6,6 +6,8 @@
  */
 
 import { EnvelopeCode } from '../../src/shared/envelope';
+import type { PageLogoutParameters } from '../../src/shared/logout';
+export { PAGE_LOGOUT_PARAMETERS } from '../../src/shared/logout';
 import { USER_GROUPS, type UserGroup } from '../../src/shared/users';
 import type {
   AdminUserView,
@@ -54,11 +56,8 @@ export type SecondFactorAnswer =
   { totp: string } | { recovery_code: string } | { passkey: AuthenticationResponseJSON };
 
 /** `POST /v1/account/logout`: everywhere, or the #/logout page's RP-initiated logout parameters. */
-export interface LogoutRequest {
+export interface LogoutRequest extends PageLogoutParameters {
   everywhere?: boolean;
-  client_id?: string;
-  post_logout_redirect_uri?: string;
-  state?: string;
 }
 
 /** An app's logout settings (docs/interface.md#sessions-and-sign-out). */

@@ -8,6 +8,7 @@ import { checkRequestObject } from './check-request-object.js';
 import { checkResponseMode } from './check-response-mode.js';
 import { checkResponseType } from './check-response-type.js';
 import { checkScope } from './check-scope.js';
+import { checkState } from './check-state.js';
 import type { AuthorizationParams, AuthorizationRequest, VerifiedRedirect } from './request.js';
 
 /**
@@ -26,8 +27,8 @@ export class RedirectableAuthorizationError extends Error {
 
 /**
  * The authorization request pipeline, in RFC order (the model is node-oidc-provider's
- * `actions/authorization/check_*.js`): client and redirect URI first (never redirects), then response_type,
- * response_mode, request objects, PKCE, scope, nonce, prompt and max_age.
+ * `actions/authorization/check_*.js`): client and redirect URI first (never redirects), then state's length,
+ * response_type, response_mode, request objects, PKCE, scope, nonce, prompt and max_age.
  */
 export async function validateAuthorizationRequest(
   ctx: AppContext,
@@ -35,6 +36,7 @@ export async function validateAuthorizationRequest(
 ): Promise<AuthorizationRequest> {
   const redirect = await checkClient(ctx, params);
   try {
+    checkState(params);
     checkResponseType(params);
     checkResponseMode(params);
     checkRequestObject(params);

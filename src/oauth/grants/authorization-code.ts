@@ -6,6 +6,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Config } from '../../config/config.js';
 import { loadDerivedKey } from '../../domain/secret-box.js';
 import { isActiveUser } from '../../domain/users.js';
+import { groupsAllow } from '../../shared/people.js';
 import { credentialKey, derivedCredential } from '../credentials.js';
 import type { AuthorizationCodeRecord, ClientRecord, TokenSubject } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
@@ -117,6 +118,10 @@ export async function exchangeAuthorizationCode(
 
   // A user disabled (or whose account expired) since signing in gets no tokens (docs/interface.md#resources).
   if (!user || !isActiveUser(user, now)) throw new InvalidGrant('the user who granted this code is disabled');
+  // docs/interface.md#people-groups-and-audit: a user no longer in the app's allowed groups gets no tokens.
+  if (!groupsAllow(client.allowedGroups, user.groups)) {
+    throw new InvalidGrant('the user who granted this code is not in the groups allowed to use this app');
+  }
 
   const grant: TokenGrant = {
     clientId: client.clientId,

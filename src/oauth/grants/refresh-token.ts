@@ -4,6 +4,7 @@
  */
 import type { AppContext } from '../../app-context.js';
 import { isActiveUser } from '../../domain/users.js';
+import { groupsAllow } from '../../shared/people.js';
 import { credentialKey } from '../credentials.js';
 import type { ClientRecord } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.js';
@@ -60,6 +61,12 @@ export async function exchangeRefreshToken(
   // docs/interface.md#resources: a disabled (or expired) user's tokens stop working.
   if (!user || !isActiveUser(user, now))
     throw new InvalidGrant('the user who granted this refresh token is disabled');
+  // docs/interface.md#people-groups-and-audit: a user no longer in the app's allowed groups gets no tokens.
+  if (!groupsAllow(client.allowedGroups, user.groups)) {
+    throw new InvalidGrant(
+      'the user who granted this refresh token is not in the groups allowed to use this app',
+    );
+  }
 
   const scope = narrowedScope(old.scope, exchange.scope);
   const grant: TokenGrant = {

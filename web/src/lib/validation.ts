@@ -11,6 +11,7 @@ import { isValidUin, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../../s
 
 export { isSingleEmoji } from '../../../src/shared/emoji';
 export { MAX_REDIRECT_URIS } from '../../../src/shared/redirect-uris';
+export { appNameProblem } from '../../../src/shared/apps';
 
 /** A UIN as typed: digits only (no leading zero), a positive safe integer; undefined when it is not one. */
 export function parseUin(text: string): number | undefined {

@@ -3,6 +3,7 @@ import { userTarget } from '../../../domain/audit.js';
 import { isValidUin, userView } from '../../../domain/users.js';
 import { isDatabaseUnavailable } from '../../../storage/database-errors.js';
 import { askingClientId, postLogoutRedirect } from '../../../oauth/end-session.js';
+import { PAGE_LOGOUT_PARAMETERS } from '../../../shared/logout.js';
 import type { MeView, SignedInView } from '../../../shared/views.js';
 import {
   badRequest,
@@ -32,7 +33,7 @@ const LogoutBody = Type.Optional(
   Type.Object(
     {
       everywhere: Type.Optional(Type.Boolean()),
-      ...optional(Type.String(), 'client_id', 'post_logout_redirect_uri', 'state'),
+      ...optional(Type.String(), ...PAGE_LOGOUT_PARAMETERS),
     },
     { additionalProperties: false },
   ),

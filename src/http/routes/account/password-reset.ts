@@ -59,10 +59,13 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
         throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
       }
       // A disabled or expired account keeps its code: an admin who enables it again need not issue another.
+      // The code is used up in the transaction that sets the password and ends the old one's access.
       const redeemed =
         user !== undefined &&
         isActiveUser(user, ctx.clock.now()) &&
-        (await ctx.resetCodes.redeem(uin, request.body.code));
+        (await ctx.users.resetPassword(uin, request.body.new_password, (tx) =>
+          ctx.resetCodes.redeem(uin, request.body.code, tx),
+        ));
       if (!redeemed) {
         await ctx.loginThrottle.failed(attempt);
         await ctx.audit.record({
@@ -74,7 +77,6 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
         throw wrongCode();
       }
       await ctx.loginThrottle.succeeded(attempt);
-      await ctx.users.resetPassword(uin, request.body.new_password);
       await ctx.audit.recordOwn(request, uin, 'reset_code_redeemed');
       return ok({});
     },

@@ -24,6 +24,7 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { clearSessionCookie, readSessionCookies, setSessionCookie } from '../../session-cookie.js';
 import { AuthenticationResponseInput } from './webauthn-schemas.js';
+import { TOTP_CODE_PATTERN } from '../../../shared/totp.js';
 
 /** Ends whatever the request's cookie stands for (a session or a pending sign-in): no session fixation. */
 export async function endPreviousSignIn(ctx: AppContext, request: FastifyRequest): Promise<void> {
@@ -103,7 +104,7 @@ async function signIn(
 
 const SecondFactorBody = Type.Object(
   {
-    totp: Type.Optional(Type.String({ pattern: '^[0-9]{6}$' })),
+    totp: Type.Optional(Type.String({ pattern: TOTP_CODE_PATTERN })),
     recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     passkey: Type.Optional(AuthenticationResponseInput),
   },

@@ -17,6 +17,7 @@ import { PasswordInput } from '../../schemas.js';
 import { type SignedIn, requireSignedIn } from '../../session-cookie.js';
 import { requirePassword, requireRecentSignIn } from './password-check.js';
 import { RegistrationResponseInput } from './webauthn-schemas.js';
+import { TOTP_CODE_PATTERN } from '../../../shared/totp.js';
 
 const iso = (epochMs: number | null): string | null =>
   epochMs === null ? null : new Date(epochMs).toISOString();
@@ -32,7 +33,7 @@ export function passkeyView(passkey: PasskeyRecord): PasskeyView {
 }
 
 const CodeBody = Type.Object(
-  { code: Type.String({ pattern: '^[0-9]{6}$' }) },
+  { code: Type.String({ pattern: TOTP_CODE_PATTERN }) },
   { additionalProperties: false },
 );
 const PasswordBody = Type.Object({ password: PasswordInput }, { additionalProperties: false });

@@ -13,6 +13,7 @@ import {
 import { casServicesProblem } from '../../../cas/services.js';
 import type { AppView } from '../../../shared/views.js';
 import type { AppRecord } from '../../../storage/store.js';
+import { appNameProblem, normalizedAppName } from '../../../shared/apps.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -20,15 +21,11 @@ import { GroupListSchema, checkedGroups } from './people.js';
 import { currentAdmin } from './require-admin.js';
 import { ClientIdParams, rejectBody } from './schemas.js';
 
-/** docs/interface.md#resources: an app's name is 1–64 characters (after trimming; counted in code points, as JSON Schema does). */
-const MAX_NAME_LENGTH = 64;
-
+/** The app-name rule (src/shared/apps.ts); AppService enforces it again, whatever the path. */
 function checkedName(name: string): string {
-  const trimmed = name.trim();
-  const length = [...trimmed].length;
-  if (length === 0) throw badRequest('name must not be empty');
-  if (length > MAX_NAME_LENGTH) throw badRequest(`name must be at most ${MAX_NAME_LENGTH} characters`);
-  return trimmed;
+  const problem = appNameProblem(name);
+  if (problem) throw badRequest(problem);
+  return normalizedAppName(name);
 }
 
 function checkedEmoji(emoji: string): string {
@@ -244,7 +241,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       rejectBody(request);
       const { client_id: clientId } = request.params;
       // The store deletes the app's codes, tokens and consents with it (docs/interface.md#legacy-user-information: its tokens stop working).
-      if (!(await ctx.store.apps.delete(clientId))) throw notFound(`no app with client_id ${clientId}`);
+      if (!(await ctx.apps.delete(clientId))) throw notFound(`no app with client_id ${clientId}`);
       await auditApp(request, 'app_deleted', clientId);
       return ok({});
     },

@@ -9,7 +9,11 @@ import {
   responseUrl,
 } from '../../../oauth/authorization/response.js';
 import { loadFormPostBox, openResponse, sealResponse } from '../../../oauth/authorization/sealed-response.js';
-import { AUTHORIZATION_PARAMETERS } from '../../../shared/authorization.js';
+import {
+  AUTHORIZATION_PARAMETERS,
+  MAX_NONCE_LENGTH,
+  MAX_STATE_LENGTH,
+} from '../../../shared/authorization.js';
 import {
   RedirectableAuthorizationError,
   validateAuthorizationRequest,
@@ -33,7 +37,9 @@ const AuthorizeBody = Type.Object(
   {
     ...optional(Type.String(), ...AUTHORIZATION_PARAMETERS),
     scope: Type.Optional(Type.String({ maxLength: 1024 })),
-    nonce: Type.Optional(Type.String({ maxLength: 1024 })),
+    // First filters; the pipeline enforces both on every path (check-nonce.ts, check-state.ts).
+    nonce: Type.Optional(Type.String({ maxLength: MAX_NONCE_LENGTH })),
+    state: Type.Optional(Type.String({ maxLength: MAX_STATE_LENGTH })),
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
     // Set by the page when it answers for the user from a remembered consent, without a click.
     remembered: Type.Optional(Type.Boolean()),

@@ -7,18 +7,14 @@ import {
   postLogoutRedirect,
   verifyIdTokenHint,
 } from '../../../oauth/end-session.js';
+import { END_SESSION_PARAMETERS } from '../../../shared/logout.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
 import { clearSessionCookie, findSignedIn } from '../../session-cookie.js';
 
 /** RP-Initiated Logout 1.0 §2: known parameters are strings sent once; others are ignored. */
 const EndSessionQuery = Type.Object(
-  {
-    id_token_hint: Type.Optional(Type.String()),
-    client_id: Type.Optional(Type.String()),
-    post_logout_redirect_uri: Type.Optional(Type.String()),
-    state: Type.Optional(Type.String()),
-    ui_locales: Type.Optional(Type.String()),
-  },
+  { ...optional(Type.String(), ...END_SESSION_PARAMETERS) },
   { additionalProperties: true },
 );
 
@@ -84,13 +80,7 @@ export const endSessionRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post('/v1/oauth2/logout', { schema: { body: EndSessionQuery } }, async (request, reply) => {
     const body = request.body;
     const search = new URLSearchParams();
-    for (const key of [
-      'id_token_hint',
-      'client_id',
-      'post_logout_redirect_uri',
-      'state',
-      'ui_locales',
-    ] as const) {
+    for (const key of END_SESSION_PARAMETERS) {
       const value = body[key];
       if (value !== undefined) search.set(key, value);
     }
