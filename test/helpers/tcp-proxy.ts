@@ -5,7 +5,10 @@
  *   that is gone);
  * - `stall()`: connections stay open but nothing passes any more, either way, and new ones get no answer (a
  *   partition, a firewall or NAT that drops a connection silently);
- * - `restore()`: new connections work again; the stalled ones stay silent for good, as after a failover.
+ * - `restore()`: new connections work again; the stalled ones stay silent for good, as after a failover;
+ * - `cutAfter(marker)`: the connection that next sends `marker` (a named statement, say) gets its statement
+ *   run and committed by PostgreSQL, then everything is cut before the answer passes: a commit the server
+ *   never hears about.
  */
 import { type Server, type Socket, connect, createServer } from 'node:net';
 
@@ -16,11 +19,17 @@ interface Pair {
   readonly upstream: Socket | undefined;
   /** Nothing is forwarded any more, either way. */
   silent: boolean;
+  /** Sent the marker of `cutAfter`: its answer is held until PostgreSQL is ready again, then cut. */
+  watched: boolean;
 }
+
+/** PostgreSQL's ReadyForQuery outside a transaction ('Z', length 5, 'I'): the statement before it is committed. */
+const READY_IDLE = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
 
 export class TcpProxy {
   private mode: Mode = 'forward';
   private readonly pairs = new Set<Pair>();
+  private armed: { marker: Buffer; cut: () => void } | undefined;
   /** Connections accepted so far (each one the server opened to the database). */
   accepted = 0;
 
@@ -64,21 +73,29 @@ export class TcpProxy {
       return;
     }
     if (this.mode === 'stall') {
-      const pair: Pair = { client, upstream: undefined, silent: true };
+      const pair: Pair = { client, upstream: undefined, silent: true, watched: false };
       this.pairs.add(pair);
       client.on('close', () => this.pairs.delete(pair));
       client.resume();
       return;
     }
     const upstream = connect(this.target.port, this.target.host);
-    const pair: Pair = { client, upstream, silent: false };
+    const pair: Pair = { client, upstream, silent: false, watched: false };
     this.pairs.add(pair);
     upstream.on('error', () => client.destroy());
-    client.on('data', (chunk) => {
+    client.on('data', (chunk: Buffer) => {
+      if (this.armed && chunk.includes(this.armed.marker)) pair.watched = true;
       if (!pair.silent) upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => {
-      if (!pair.silent) client.write(chunk);
+    let held = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      if (pair.silent) return;
+      if (!pair.watched) {
+        client.write(chunk);
+        return;
+      }
+      held = Buffer.concat([held, chunk]);
+      if (held.includes(READY_IDLE)) this.armed?.cut();
     });
     const close = (): void => {
       this.pairs.delete(pair);
@@ -97,6 +114,23 @@ export class TcpProxy {
       pair.upstream?.destroy();
     }
     this.pairs.clear();
+  }
+
+  /**
+   * Cuts every connection (as `cut()`) once the connection that sends `marker` has had it answered and is
+   * idle again, so committed, withholding that answer; resolves then. Until `restore()`, new ones are refused.
+   */
+  cutAfter(marker: string): Promise<void> {
+    return new Promise((resolve) => {
+      this.armed = {
+        marker: Buffer.from(marker),
+        cut: () => {
+          this.armed = undefined;
+          this.cut();
+          resolve();
+        },
+      };
+    });
   }
 
   /** Silences every connection, open and new, keeping them open, until `restore()` (new ones only). */

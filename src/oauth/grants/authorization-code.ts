@@ -7,11 +7,13 @@ import type { Config } from '../../config/config.js';
 import { loadDerivedKey } from '../../domain/secret-box.js';
 import { isActiveUser } from '../../domain/users.js';
 import { groupsAllow } from '../../shared/people.js';
+import { isDatabaseUnavailable } from '../../storage/database-errors.js';
 import { credentialKey, derivedCredential } from '../credentials.js';
 import type { AuthorizationCodeRecord, ClientRecord, TokenSubject } from '../../storage/store.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { PKCE_VALUE, verifierMatches } from '../pkce.js';
 import { hasScope } from '../scopes.js';
+import { RETRY_WINDOW_MS, undeliveredExchanges } from '../undelivered-exchanges.js';
 import {
   type IssuedTokens,
   mintAccessToken,
@@ -35,12 +37,6 @@ export interface AuthorizationCodeOptions {
   /** The legacy endpoint answers only an access token, so it issues nothing else. */
   readonly accessTokenOnly: boolean;
 }
-
-/**
- * How long after a code's exchange the same exchange, retried by its client, is answered again with the same
- * tokens instead of being refused as a replay (docs/security.md#token-endpoint-and-grants).
- */
-const RETRY_WINDOW_MS = 60_000;
 
 /** The key the tokens of an exchange are derived with (HKDF from the key-encryption key), read once. */
 const exchangeKeys = new WeakMap<Config, Promise<Buffer>>();
@@ -81,7 +77,7 @@ export async function exchangeAuthorizationCode(
   // RFC 6749 §4.1.2 / RFC 9700 §4.2.4: a code used more than once is refused, and every token issued from it
   // is revoked (checked before expiry: the tokens outlive the code).
   if (code.usedAt !== null) {
-    // Unless it is this very exchange again, by its client, whose answer was lost after the commit.
+    // Unless this instance knows the exchange's answer was not delivered, and this is that exchange again.
     const again = await answerAgain(ctx, client, exchange.code, exchange, options, code, user, now);
     if (again) return again;
     await ctx.store.tokens.revokeByCode(codeHash);
@@ -157,18 +153,22 @@ export async function exchangeAuthorizationCode(
         );
 
   // RFC 6749 §4.1.2: single use, atomically: a concurrent replay loses here and revokes what the winner got.
-  if (!(await ctx.store.tokens.redeemCode(codeHash, now, access.record, refresh?.record))) {
-    // The same exchange sent twice at once is one exchange: the other request's answer is this one's too.
-    const redeemed = await ctx.store.codes.findWithGrantor(codeHash);
-    const again =
-      redeemed &&
-      (await answerAgain(ctx, client, exchange.code, exchange, options, redeemed.code, user, now));
-    if (again) return again;
+  let redeemed: boolean;
+  try {
+    redeemed = await ctx.store.tokens.redeemCode(codeHash, now, access.record, refresh?.record);
+  } catch (error) {
+    // The commit may have happened, and the answer will be a 503: the client's retry may find the code used.
+    if (isDatabaseUnavailable(error)) undeliveredExchanges(ctx).record(codeHash, now);
+    throw error;
+  }
+  if (!redeemed) {
     await ctx.store.tokens.revokeByCode(codeHash);
     throw new InvalidGrant(
       'the authorization code has already been used; the tokens issued from it are revoked',
     );
   }
+  // A retry of a 503 whose commit had not happened: nothing more to retry.
+  undeliveredExchanges(ctx).forget(codeHash);
 
   return issuedTokens(code, user, client, access.value, refresh?.value, now);
 }
@@ -206,12 +206,14 @@ function verifierFits(code: AuthorizationCodeRecord, verifier: string | undefine
 }
 
 /**
- * A code exchange that committed but whose answer the client never got (a connection reset after the commit)
- * is retried by the client and finds its code used. RFC 6749 §4.1.2 refuses a code used twice and revokes its
- * tokens, to stop a replay by someone else; a retry of the same exchange is no such replay: same code, same
- * authenticated client (checked above), same redirect_uri, same PKCE verifier, within RETRY_WINDOW_MS, and
- * the tokens it got still unused and valid. Answers them again (docs/security.md#token-endpoint-and-grants);
- * anything else is a replay. Only where redirect_uri is checked: the legacy endpoint never sends it.
+ * A code exchange that committed but whose answer the client never got (the database failed around the
+ * commit, or the connection closed before the answer was sent) is retried by the client and finds its code
+ * used. RFC 6749 §4.1.2 refuses a code used twice and revokes its tokens: a second use is either a replay or
+ * the proof that the first answer leaked. Neither holds when this instance knows the first answer was never
+ * delivered (UndeliveredExchanges); then the same exchange (same authenticated client, checked above, same
+ * redirect_uri and PKCE verifier) within RETRY_WINDOW_MS, its tokens still valid and unused, gets them again
+ * (docs/security.md#token-endpoint-and-grants). Anything else is refused and revokes. Not on the legacy
+ * endpoint, which sends no redirect_uri.
  */
 async function answerAgain(
   ctx: AppContext,
@@ -225,6 +227,7 @@ async function answerAgain(
 ): Promise<IssuedTokens | undefined> {
   const usedAt = code.usedAt;
   if (!options.checkRedirectUri || usedAt === null || now - usedAt > RETRY_WINDOW_MS) return undefined;
+  if (!(await undeliveredExchanges(ctx).take(code.codeHash, now))) return undefined;
   if (exchange.redirectUri !== code.redirectUri || !verifierFits(code, exchange.codeVerifier))
     return undefined;
   if (!user || !isActiveUser(user, now)) return undefined;

@@ -1,9 +1,12 @@
+import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
+import { credentialKey } from '../../../oauth/credentials.js';
 import { InvalidRequest, UnsupportedGrantType } from '../../../oauth/errors.js';
 import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
 import { exchangeRefreshToken } from '../../../oauth/grants/refresh-token.js';
 import { present } from '../../../oauth/parameters.js';
 import { type IssuedTokens, NO_STORE_HEADERS, tokenResponse } from '../../../oauth/tokens.js';
+import { undeliveredExchanges } from '../../../oauth/undelivered-exchanges.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
 import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, clientFormRoute } from './form-body.js';
@@ -40,15 +43,18 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
 
     const grantType = present(body.grant_type);
     let issued: IssuedTokens;
+    /** The code of an exchange that committed, until its answer is known to be sent. */
+    let exchanged: string | undefined;
     // RFC 6749 §4.1.3: grant_type is REQUIRED.
     if (grantType === undefined) {
       throw new InvalidRequest('grant_type is required');
     } else if (grantType === 'authorization_code') {
+      exchanged = present(body.code);
       issued = await exchangeAuthorizationCode(
         ctx,
         client,
         {
-          code: present(body.code),
+          code: exchanged,
           redirectUri: present(body.redirect_uri),
           codeVerifier: present(body.code_verifier),
         },
@@ -66,6 +72,28 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
 
     // RFC 6749 §5.1: token responses must not be cached.
     reply.headers(NO_STORE_HEADERS);
-    return tokenResponse(ctx, issued);
+    if (exchanged === undefined) return tokenResponse(ctx, issued);
+    // The code is used now: if its answer does not reach the client, the client's retry finds it used.
+    const codeKey = credentialKey(exchanged);
+    undeliveredExchanges(ctx).answering(codeKey, notDelivered(reply.raw), ctx.clock);
+    try {
+      return await tokenResponse(ctx, issued);
+    } catch (error) {
+      undeliveredExchanges(ctx).record(codeKey, ctx.clock.now());
+      throw error;
+    }
   });
 };
+
+/**
+ * Settles true if the answer is never fully handed to the connection (the client closed or reset it first),
+ * false once it is (docs/security.md#token-endpoint-and-grants). One listener each; nothing more.
+ */
+function notDelivered(raw: ServerResponse): Promise<boolean> {
+  if (raw.writableFinished) return Promise.resolve(false);
+  if (raw.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    raw.once('finish', () => resolve(false));
+    raw.once('close', () => resolve(!raw.writableFinished));
+  });
+}
