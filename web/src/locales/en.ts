@@ -192,7 +192,6 @@ const en = {
     given: 'Password you were given',
     givenRequired: 'Enter the password you signed in with.',
     submit: 'Change password and continue',
-    refused: 'This password cannot be used: {reason}',
     signOut: 'Sign out instead',
   },
   admin: {
@@ -259,6 +258,15 @@ const en = {
     on: 'On',
     off: 'Off',
   },
+  passwordRefused: {
+    too_short: 'This password cannot be used: it is shorter than 8 characters.',
+    too_long: 'This password cannot be used: it is longer than 256 characters.',
+    contains_uin:
+      'This password cannot be used: it contains the UIN (the account number). Choose one without it.',
+    too_common: 'This password cannot be used: it is one of the most common passwords. Choose another.',
+    guessable:
+      'This password cannot be used: it is too easy to guess (a repeat, a sequence or a keyboard pattern). Choose a longer, less predictable one.',
+  },
   passwordStrength: {
     label: 'Password strength',
     score0: 'Very weak',
@@ -266,7 +274,8 @@ const en = {
     score2: 'Fair',
     score3: 'Strong',
     score4: 'Very strong',
-    tooCommon: 'Too common: one of the most used passwords, or as easy to guess. Choose another.',
+    tooCommon: 'Too common: one of the most used passwords. Choose another.',
+    guessable: 'Too easy to guess: a repeat, a sequence or a keyboard pattern. Choose another.',
     containsUin: 'Contains the UIN. Choose another.',
   },
   users: {

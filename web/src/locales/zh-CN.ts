@@ -184,7 +184,6 @@ const zhCN: MessageSchema = {
     given: '收到的密码',
     givenRequired: '请输入你刚才登录用的密码。',
     submit: '修改密码并继续',
-    refused: '不能使用这个密码：{reason}',
     signOut: '改为退出登录',
   },
   admin: {
@@ -249,6 +248,13 @@ const zhCN: MessageSchema = {
     on: '开',
     off: '关',
   },
+  passwordRefused: {
+    too_short: '不能使用这个密码：少于 8 个字符。',
+    too_long: '不能使用这个密码：超过 256 个字符。',
+    contains_uin: '不能使用这个密码：其中包含账号。请换一个不含账号的密码。',
+    too_common: '不能使用这个密码：它是最常用的密码之一。请换一个。',
+    guessable: '不能使用这个密码：太容易被猜到（重复、连续或键盘上相邻的字符）。请换一个更长、更难猜的密码。',
+  },
   passwordStrength: {
     label: '密码强度',
     score0: '非常弱',
@@ -256,8 +262,9 @@ const zhCN: MessageSchema = {
     score2: '一般',
     score3: '强',
     score4: '非常强',
-    tooCommon: '太常见：属于最常用的密码，或同样容易被猜到。请换一个。',
-    containsUin: '包含 UIN。请换一个。',
+    tooCommon: '太常见：属于最常用的密码。请换一个。',
+    guessable: '太容易被猜到：重复、连续或键盘上相邻的字符。请换一个。',
+    containsUin: '包含账号。请换一个。',
   },
   users: {
     search: '按账号搜索',

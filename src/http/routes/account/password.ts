@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { passwordProblem } from '../../../domain/passwords.js';
-import { badRequest } from '../../api-error.js';
+import { passwordRefusal } from '../../../domain/passwords.js';
+import { passwordRefused } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
@@ -23,8 +23,8 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
     { schema: { body: ChangePasswordBody }, config: { csrf: true } },
     async (request) => {
       const { user, session } = await requireSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
-      const problem = passwordProblem(request.body.new_password, user.uin);
-      if (problem) throw badRequest(`new_password: ${problem}`);
+      const refusal = passwordRefusal(request.body.new_password, user.uin);
+      if (refusal) throw passwordRefused(refusal, 'new_password');
       await requirePassword(ctx, request, user, request.body.current_password, () =>
         ctx.audit.recordOwn(request, user.uin, 'password_changed', { outcome: 'failure' }),
       );

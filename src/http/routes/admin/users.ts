@@ -1,11 +1,11 @@
 import type { AppContext } from '../../../app-context.js';
 import { Type } from '@sinclair/typebox';
-import { passwordProblem } from '../../../domain/passwords.js';
+import { passwordRefusal } from '../../../domain/passwords.js';
 import { userTarget } from '../../../domain/audit.js';
 import { accountLocks } from '../../../domain/login-throttle.js';
 import { type UserChanges, adminUserView, isValidUin } from '../../../domain/users.js';
 import { USER_GROUPS, type UserGroup } from '../../../shared/users.js';
-import { badRequest, conflict, notFound } from '../../api-error.js';
+import { badRequest, conflict, notFound, passwordRefused } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { auditAdminOnUser, currentAdmin, currentAdminSession } from './require-admin.js';
@@ -66,8 +66,8 @@ const UserChangesBody = Type.Object(
 );
 
 function checkedPassword(password: string, uin: number): string {
-  const problem = passwordProblem(password, uin);
-  if (problem) throw badRequest(problem);
+  const refusal = passwordRefusal(password, uin);
+  if (refusal) throw passwordRefused(refusal);
   return password;
 }
 

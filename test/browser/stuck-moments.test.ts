@@ -1,0 +1,110 @@
+/**
+ * The moments where students and admins got stuck (docs/interface.md#the-pages), walked in Chromium at a
+ * phone's 375 px in Chinese and a 1280×800 laptop in English, with axe (WCAG 2.2 AA and best practice) on
+ * every state touched.
+ */
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ADMIN,
+  a11yViolations,
+  openPage,
+  openView,
+  signInByApi,
+  type Sso,
+  startWorld,
+  stopWorld,
+  type World,
+} from './helpers.js';
+
+let sso: Sso;
+let browser: Browser;
+let app: World['app'];
+
+beforeAll(async () => {
+  ({ sso, browser, app } = await startWorld());
+}, 60_000);
+
+afterAll(() => stopWorld({ sso, browser }));
+
+const PHONE_ZH = { locale: 'zh-CN', width: 375, height: 812 } as const;
+
+/** True when the element's box lies inside the viewport (at least partly visible without scrolling). */
+async function inViewport(locator: Locator): Promise<boolean> {
+  const box = await locator.boundingBox();
+  const size = locator.page().viewportSize();
+  if (!box || !size) return false;
+  return box.y + box.height > 0 && box.y < size.height && box.x + box.width > 0 && box.x < size.width;
+}
+
+/** The id of the focused element. */
+function focusedId(page: Page): Promise<string> {
+  return page.evaluate(() => document.activeElement?.id ?? '');
+}
+
+describe('item 2: a refused password is explained in the page’s language', () => {
+  it('#/reset at 375 px in Chinese: the account-number reason under the new password, focused, with the meter', async () => {
+    const { page, context, problems } = await openPage(browser, sso, PHONE_ZH);
+    await openView(page, '/#/reset');
+    await page.locator('#reset-uin').fill('2026888');
+    await page.locator('#reset-code').fill('ABCD-EFGH-JKMN');
+    await page.locator('#reset-new-password').fill('abc2026888xyz');
+    await page.locator('#reset-repeat-password').fill('abc2026888xyz');
+    await expect.poll(() => page.getByTestId('password-strength').innerText()).toContain('包含账号');
+    await page.getByRole('button', { name: '设置密码' }).click();
+    const reason = page.getByText('不能使用这个密码：其中包含账号。请换一个不含账号的密码。');
+    await reason.waitFor();
+    expect(await focusedId(page)).toBe('reset-new-password');
+    expect(await inViewport(reason)).toBe(true);
+    expect(await page.locator('#reset-new-password').getAttribute('aria-invalid')).toBe('true');
+    // No English from the server inside the Chinese page.
+    expect(await page.locator('main').innerText()).not.toMatch(/password|uin/i);
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: 'test-artifacts/screenshots/stuck-2-reset-refused-zh-375.png',
+      fullPage: true,
+    });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('#/account at 1280×800 in English: "one of the most common passwords", focused', async () => {
+    await sso.addUser(3_100_001, 'user', 'first-password-31');
+    const { page, context, problems } = await openPage(browser, sso);
+    await signInByApi(page, { uin: 3_100_001, password: 'first-password-31' });
+    await openView(page, '/#/account');
+    await page.locator('#pw-current').fill('first-password-31');
+    await page.locator('#pw-new').fill('iloveyou');
+    await page.locator('#pw-repeat').fill('iloveyou');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    const reason = page.getByText(
+      'This password cannot be used: it is one of the most common passwords. Choose another.',
+    );
+    await reason.waitFor();
+    expect(await focusedId(page)).toBe('pw-new');
+    expect(await inViewport(reason)).toBe(true);
+    expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('the admin’s reset-password dialog says why: the password contains the UIN', async () => {
+    await sso.addUser(3_100_002, 'user', 'first-password-32');
+    const { page, context, problems } = await openPage(browser, sso);
+    await signInByApi(page, ADMIN);
+    await openView(page, '/#/admin');
+    await page.getByRole('tab', { name: 'Users' }).click();
+    await page.getByTestId('users-table').waitFor();
+    await page.getByRole('button', { name: 'Reset password 3100002', exact: true }).click();
+    await page.locator('#reset-password').fill('x3100002-lantern');
+    await page.getByTestId('reset-password').getByRole('button', { name: 'Reset password' }).click();
+    const reason = page.getByText(
+      'This password cannot be used: it contains the UIN (the account number). Choose one without it.',
+    );
+    await reason.waitFor();
+    expect(await inViewport(reason)).toBe(true);
+    expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
