@@ -35,8 +35,9 @@ export const passwordRefused = (refusal: PasswordRefusal, field?: string): ApiEr
   );
 export const notSignedIn = (msg = 'not signed in'): ApiError =>
   new ApiError(401, EnvelopeCode.NotSignedIn, msg);
-export const wrongCredentials = (): ApiError =>
-  new ApiError(401, EnvelopeCode.InvalidRequest, 'wrong uin or password');
+/** `data` may warn of the account's lock (`lockWarning` in src/domain/login-throttle.ts). */
+export const wrongCredentials = (data: Readonly<Record<string, unknown>> = {}): ApiError =>
+  new ApiError(401, EnvelopeCode.InvalidRequest, 'wrong uin or password', {}, data);
 export const forbidden = (msg: string): ApiError => new ApiError(403, EnvelopeCode.Forbidden, msg);
 export const passwordChangeRequired = (): ApiError =>
   new ApiError(

@@ -7,7 +7,9 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN,
+  CALLBACK,
   a11yViolations,
+  authUrl,
   openPage,
   openView,
   signInByApi,
@@ -39,7 +41,11 @@ async function inViewport(locator: Locator): Promise<boolean> {
 
 /** The id of the focused element. */
 function focusedId(page: Page): Promise<string> {
-  return page.evaluate(() => document.activeElement?.id ?? '');
+  return page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement
+        ?.id ?? '',
+  );
 }
 
 describe('item 2: a refused password is explained in the page’s language', () => {
@@ -104,6 +110,69 @@ describe('item 2: a refused password is explained in the page’s language', () 
     await reason.waitFor();
     expect(await inViewport(reason)).toBe(true);
     expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('item 10: warnings before harm', () => {
+  it('at 375 px in Chinese the fourth wrong password warns that one more locks the account for 30 s', async () => {
+    await sso.addUser(3_100_010, 'user', 'right-password-310');
+    const { page, context, problems } = await openPage(browser, sso, PHONE_ZH);
+    await openView(page, '/#/account');
+    const failure = page.getByTestId('login-failure');
+    for (let i = 1; i <= 4; i++) {
+      await page.locator('#login-uin').fill('3100010');
+      await page.locator('#login-password').fill(`wrong guess ${i}`);
+      await page.getByRole('button', { name: '登录', exact: true }).click();
+      await expect
+        .poll(() => failure.innerText())
+        .toBe(
+          i < 4
+            ? '账号或密码错误。'
+            : '账号或密码错误。再输错一次密码，账号将被锁定 30 秒。不确定的话，请先看下方的帮助。',
+        );
+    }
+    expect(await inViewport(failure)).toBe(true);
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: 'test-artifacts/screenshots/stuck-10-last-try-zh-375.png',
+      fullPage: true,
+    });
+
+    // The fifth locks, and the form says so at once.
+    await page.locator('#login-password').fill('wrong guess 5');
+    await page.getByRole('button', { name: '登录', exact: true }).click();
+    await expect.poll(() => failure.innerText()).toMatch(/账号现已锁定，请在 \d+ 秒后重试/);
+    expect(await page.getByRole('button', { name: '登录', exact: true }).isDisabled()).toBe(true);
+    expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('at 1280×800 a bad response_type is shown before sign-in, and the way back tells the app', async () => {
+    const { page, context, problems } = await openPage(browser, sso);
+    await page.goto(
+      authUrl({ client_id: app.client_id, redirect_uri: CALLBACK, state: 'st-10', response_type: 'token' }),
+    );
+    const card = page.getByTestId('request-error');
+    await card.waitFor();
+    expect(await page.locator('#login-password').count()).toBe(0);
+    expect(await page.getByTestId('request-error-cause').innerText()).toBe(
+      'Library asked for a kind of sign-in this service does not offer, so signing in here would not get you into Library.',
+    );
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: 'test-artifacts/screenshots/stuck-10-request-error-1280.png',
+      fullPage: true,
+    });
+    await Promise.all([
+      page.waitForURL(`${CALLBACK}**`),
+      page.getByRole('button', { name: 'Return to Library' }).click(),
+    ]);
+    const back = new URL(page.url());
+    expect(back.searchParams.get('error')).toBe('unsupported_response_type');
+    expect(back.searchParams.get('state')).toBe('st-10');
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -12,6 +12,7 @@ import type {
   AuditEventView,
   AppInfoView,
   AppView,
+  AuthorizationRequestError,
   ConsentView,
   MeView,
   PasskeyView,
@@ -38,6 +39,7 @@ export type {
   AppInfoView,
   AppView,
   AuditEventView,
+  AuthorizationRequestError,
   ConsentView,
   MeView,
   SessionView,
@@ -237,11 +239,17 @@ export const api = {
   branding: () => call<BrandingView>('GET', '/v1/branding'),
 
   // Authorization page
-  /** `scope`: what the app asks for now; a remembered consent counts only if it covers all of it. */
-  appInfo: (clientId: string, redirectUri: string, scope?: string) =>
+  /**
+   * The whole request, as the app sent it (an empty `state` too): `scope` is what the app asks for now (a
+   * remembered consent counts only if it covers all of it), and the rest is checked so that an error shows
+   * before sign-in (`request_error`).
+   */
+  appInfo: (params: AuthorizationParams) =>
     call<AppInfoView>(
       'GET',
-      `/v1/oauth2/app-info${query({ client_id: clientId, redirect_uri: redirectUri, scope })}`,
+      `/v1/oauth2/app-info?${new URLSearchParams(
+        Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ).toString()}`,
     ),
   /** `remembered`: answered for the user from a remembered consent, without a click. */
   authorize: (params: AuthorizationParams, decision: 'allow' | 'deny', remembered = false) =>

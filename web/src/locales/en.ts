@@ -58,6 +58,9 @@ const en = {
     uinInvalid: 'A UIN is a number, such as 10001.',
     passwordRequired: 'Enter your password.',
     wrongCredentials: 'Wrong UIN or password.',
+    lastTry:
+      'Wrong UIN or password. One more wrong password locks the account for {seconds} seconds. Not sure? See the help below before trying again.',
+    lockedNow: 'Wrong UIN or password. The account is now locked: try again in {seconds} s.',
     throttled: 'Too many attempts. Try again in {seconds} s.',
     forbidden: 'The sign-in was refused. Reload the page and try again.',
     or: 'or',
@@ -399,6 +402,18 @@ const en = {
     helpdesk: 'If this keeps happening, tell the application’s maintainers or ask {helpdesk}.',
     helpdeskDefault:
       'If this keeps happening, tell the application’s maintainers or your school’s IT office.',
+  },
+  requestError: {
+    unsupported_response_type:
+      '{app} asked for a kind of sign-in this service does not offer, so signing in here would not get you into {app}.',
+    invalid_scope:
+      '{app} asked for access this service does not give, so signing in here would not get you into {app}.',
+    invalid_request:
+      'The link from {app} is incomplete or malformed, so signing in here would not get you into {app}.',
+    other: 'The link from {app} has a mistake, so signing in here would not get you into {app}.',
+    noSignIn:
+      'You do not need to sign in. Go back to {app} and try again; if it happens again, tell its maintainers.',
+    forDevelopers: 'For the app’s developers:',
   },
   launcher: {
     title: 'My apps',

@@ -56,6 +56,8 @@ const zhCN: MessageSchema = {
     uinInvalid: '账号是一串数字，例如 10001。',
     passwordRequired: '请输入密码。',
     wrongCredentials: '账号或密码错误。',
+    lastTry: '账号或密码错误。再输错一次密码，账号将被锁定 {seconds} 秒。不确定的话，请先看下方的帮助。',
+    lockedNow: '账号或密码错误。账号现已锁定，请在 {seconds} 秒后重试。',
     throttled: '尝试次数过多，请 {seconds} 秒后再试。',
     forbidden: '登录请求被拒绝，请刷新页面后重试。',
     or: '或',
@@ -382,6 +384,14 @@ const zhCN: MessageSchema = {
     home: '前往首页',
     helpdesk: '如果反复出现，请告知该应用的维护者，或联系 {helpdesk}。',
     helpdeskDefault: '如果反复出现，请告知该应用的维护者或学校信息中心。',
+  },
+  requestError: {
+    unsupported_response_type: '{app} 请求了本服务不提供的登录方式，在这里登录也无法进入 {app}。',
+    invalid_scope: '{app} 请求了本服务不提供的权限，在这里登录也无法进入 {app}。',
+    invalid_request: '来自 {app} 的链接不完整或格式有误，在这里登录也无法进入 {app}。',
+    other: '来自 {app} 的链接有错误，在这里登录也无法进入 {app}。',
+    noSignIn: '无需登录。请返回 {app} 重试；如果再次出现，请告诉它的维护人员。',
+    forDevelopers: '供应用开发者参考：',
   },
   launcher: {
     title: '服务大厅',
