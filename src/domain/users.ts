@@ -16,7 +16,11 @@ const isoOrNull = (epochMs: number | null): string | null =>
   epochMs === null ? null : new Date(epochMs).toISOString();
 
 /** A user as the admin API shows them: the public view plus the account's state and profile. */
-export function adminUserView(user: UserRecord, lockedUntil: number | null = null): AdminUserView {
+export function adminUserView(
+  user: UserRecord,
+  lockedUntil: number | null = null,
+  secondFactors: readonly ('totp' | 'passkey')[] = [],
+): AdminUserView {
   return {
     ...userView(user),
     disabled: user.disabled,
@@ -26,6 +30,7 @@ export function adminUserView(user: UserRecord, lockedUntil: number | null = nul
     expires_at: isoOrNull(user.expiresAt),
     last_sign_in_at: isoOrNull(user.lastSignInAt),
     locked_until: isoOrNull(lockedUntil),
+    second_factors: secondFactors,
   };
 }
 

@@ -22,6 +22,8 @@ export interface AdminUserView extends UserView {
   readonly last_sign_in_at: string | null;
   /** Sign-in is locked after failed attempts until then (`POST /v1/admin/users/:uin/unlock` ends it). */
   readonly locked_until: string | null;
+  /** The second factors the user has (docs/interface.md#second-factor), so an admin can help one who lost them. */
+  readonly second_factors: readonly ('totp' | 'passkey')[];
 }
 
 /**

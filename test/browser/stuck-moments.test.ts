@@ -12,8 +12,10 @@ import {
   authUrl,
   openPage,
   openView,
+  MEMBER,
   signInByApi,
   type Sso,
+  startSso,
   startWorld,
   stopWorld,
   type World,
@@ -173,6 +175,152 @@ describe('item 10: warnings before harm', () => {
     const back = new URL(page.url());
     expect(back.searchParams.get('error')).toBe('unsupported_response_type');
     expect(back.searchParams.get('state')).toBe('st-10');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('item 9: signing out says so, under the school’s name in each language', () => {
+  let branded: Sso;
+  beforeAll(async () => {
+    branded = await startSso({
+      env: { BRAND_NAME: 'Riverside High School', BRAND_NAME_ZH: '河畔中学' },
+    });
+    await branded.addUser(MEMBER.uin, 'member', MEMBER.password);
+  }, 60_000);
+  afterAll(() => branded.stop());
+
+  it('at 375 px in Chinese: #/account → 退出登录 → "你已退出登录" and "close the browser window", as 河畔中学', async () => {
+    const { page, context, problems } = await openPage(browser, branded, PHONE_ZH);
+    await signInByApi(page, MEMBER);
+    await openView(page, '/#/account');
+    await page.getByTestId('brand').getByText('河畔中学').waitFor();
+    await page.getByRole('button', { name: '退出登录', exact: true }).first().click();
+    const heading = page.getByRole('heading', { name: '你已退出登录' });
+    await heading.waitFor();
+    expect(await inViewport(heading)).toBe(true);
+    await page.getByText('如果这是公用电脑，请同时关闭浏览器窗口').waitFor();
+    expect((await page.request.get('/v1/account/me')).status()).toBe(401);
+    await expect.poll(() => page.title()).toContain('河畔中学');
+    const text = await page.locator('body').innerText();
+    expect(text).not.toMatch(/campus-sso|Riverside/i);
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: 'test-artifacts/screenshots/stuck-9-signed-out-zh-375.png',
+      fullPage: true,
+    });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('at 1280×800 in English: "Sign out everywhere" and the apps’ sign-out both say "You are signed out"', async () => {
+    const { page, context, problems } = await openPage(browser, branded);
+    await signInByApi(page, MEMBER);
+    await openView(page, '/#/account');
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+    await page.getByText('On a shared computer, also close the browser window').waitFor();
+    await page.getByTestId('brand').getByText('Riverside High School').waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+
+    // The apps' sign-out confirmation names the school, never the software.
+    await signInByApi(page, MEMBER);
+    await page.goto('/v1/oauth2/logout');
+    await page.getByRole('heading', { name: 'Sign out of Riverside High School?' }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('“Not you? Sign out” on the consent page says you are signed out above the sign-in form', async () => {
+    const lib = await branded.addApp('Library', '📚');
+    const { page, context, problems } = await openPage(browser, branded);
+    await signInByApi(page, MEMBER);
+    await page.goto(authUrl({ client_id: lib.client_id, redirect_uri: CALLBACK }));
+    await page.getByRole('link', { name: 'Not you? Sign out' }).click();
+    await page.getByTestId('signed-out').getByText('You are signed out').waitFor();
+    await page.locator('#login-uin').waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+/** A one-time reset code for `uin`, issued by the admin on the API (docs/interface.md#unlock-and-reset-codes). */
+async function resetCodeFor(target: Sso, uin: number): Promise<string> {
+  const context = await browser.newContext({ baseURL: target.baseUrl });
+  try {
+    const headers = { 'content-type': 'application/json', origin: target.baseUrl };
+    expect((await context.request.post('/v1/account/login', { data: ADMIN, headers })).status()).toBe(200);
+    const answer = await context.request.post(`/v1/admin/users/${uin}/reset-code`, { data: {}, headers });
+    expect(answer.status()).toBe(200);
+    return ((await answer.json()) as { data: { code: string } }).data.code;
+  } finally {
+    await context.close();
+  }
+}
+
+describe('item 7: the reset path returns to the app', () => {
+  it('at 375 px in Chinese: #/auth → 有重置码？ → #/reset → back to the app’s sign-in with the account filled in', async () => {
+    await sso.addUser(3_100_007, 'user', 'forgotten-password-37');
+    const code = await resetCodeFor(sso, 3_100_007);
+    const { page, context, problems } = await openPage(browser, sso, PHONE_ZH);
+    await page.goto(authUrl({ client_id: app.client_id, redirect_uri: CALLBACK, state: 'st-7' }));
+    await page.getByRole('link', { name: '有重置码？设置新密码' }).click();
+    await page.locator('main[data-view="/reset"]').waitFor();
+    // "Back to sign in" is there before anything is typed, and keeps the app's request.
+    const backLink = page.getByTestId('reset-back');
+    expect(await backLink.getAttribute('href')).toContain(`#/auth?client_id=${app.client_id}`);
+    expect(await a11yViolations(page)).toEqual([]);
+
+    await page.locator('#reset-uin').fill('3100007');
+    await page.locator('#reset-code').fill(code);
+    await page.locator('#reset-new-password').fill('a brand new passphrase 37');
+    await page.locator('#reset-repeat-password').fill('a brand new passphrase 37');
+    await page.getByRole('button', { name: '设置密码' }).click();
+    const next = page.getByTestId('reset-continue');
+    await next.waitFor();
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as {
+            document: { activeElement: { getAttribute(n: string): string | null } | null };
+          }
+        ).document.activeElement?.getAttribute('data-testid'),
+      ),
+    ).toBe('reset-continue');
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: 'test-artifacts/screenshots/stuck-7-reset-done-zh-375.png',
+      fullPage: true,
+    });
+    await next.click();
+
+    // Back on the app's sign-in, the account number already filled in.
+    await page.locator('main[data-view="/auth"]').waitFor();
+    await expect.poll(() => page.locator('#login-uin').inputValue()).toBe('3100007');
+    await page.getByText('📚 Library').first().waitFor();
+    await page.locator('#login-password').fill('a brand new passphrase 37');
+    await page.getByRole('button', { name: '登录', exact: true }).click();
+    const authorize = page.getByRole('button', { name: '授权', exact: true });
+    await Promise.all([page.waitForURL(`${CALLBACK}**`), authorize.click()]);
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('code')).toBeTruthy();
+    expect(landed.searchParams.get('state')).toBe('st-7');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('at 1280×800: "Back to sign in" on #/reset returns to the app’s request unchanged', async () => {
+    const { page, context, problems } = await openPage(browser, sso);
+    await page.goto(authUrl({ client_id: app.client_id, redirect_uri: CALLBACK, state: 'st-7b' }));
+    await page.getByRole('link', { name: 'Have a reset code? Set a new password' }).click();
+    await page.locator('main[data-view="/reset"]').waitFor();
+    await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.locator('main[data-view="/auth"]').waitFor();
+    await page.getByText('Log in to continue to 📚 Library.').waitFor();
+    expect(new URL(page.url()).hash).toContain('state=st-7b');
     expect(problems).toEqual([]);
     await context.close();
   });

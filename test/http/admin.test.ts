@@ -498,6 +498,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         expires_at: null,
         last_sign_in_at: null,
         locked_until: null,
+        second_factors: [],
       });
       await signIn(server, uin);
     });
@@ -603,6 +604,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         expires_at: null,
         last_sign_in_at: null,
         locked_until: null,
+        second_factors: [],
       });
     });
 

@@ -47,12 +47,12 @@ describeOnDatabases('warnings before harm', { client: true }, ({ server, client 
       const query = new URLSearchParams({ ...base(), response_type: 'token' });
       const answer = await new Browser(server.baseUrl).call('GET', `/v1/oauth2/app-info?${query}`);
       const body = (await answer.json()) as {
-        data: { name: string; request_error?: Record<string, string> };
+        data: { name: string; request_error?: { error: string; redirect_to: string } };
       };
       expect(answer.status).toBe(200);
       expect(body.data.name).toBe('Library');
       expect(body.data.request_error?.error).toBe('unsupported_response_type');
-      const back = new URL(body.data.request_error!.redirect_to);
+      const back = new URL(body.data.request_error?.redirect_to ?? '');
       expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
       expect(back.searchParams.get('error')).toBe('unsupported_response_type');
       expect(back.searchParams.get('state')).toBe('s 1');
@@ -71,7 +71,8 @@ describeOnDatabases('warnings before harm', { client: true }, ({ server, client 
     });
 
     it('says nothing of the kind for a good request, legacy (no response_type) or standard', async () => {
-      for (const extra of [{}, { response_type: 'code', scope: 'openid profile' }]) {
+      const extras: Record<string, string>[] = [{}, { response_type: 'code', scope: 'openid profile' }];
+      for (const extra of extras) {
         const query = new URLSearchParams({ ...base(), ...extra });
         const answer = await new Browser(server.baseUrl).call('GET', `/v1/oauth2/app-info?${query}`);
         const body = (await answer.json()) as { data: Record<string, unknown> };

@@ -338,6 +338,7 @@ export const api = {
   bulkUsers: (request: BulkRequest) =>
     call<{ results: BulkResult[] }>('POST', '/v1/admin/users/bulk', request),
   unlockUser: (uin: number) => call<object>('POST', `/v1/admin/users/${uin}/unlock`, {}),
+  removeSecondFactors: (uin: number) => call<object>('DELETE', `/v1/admin/users/${uin}/second-factors`),
   issueResetCode: (uin: number) =>
     call<{ code: string; expires_at: string }>('POST', `/v1/admin/users/${uin}/reset-code`, {}),
   redeemResetCode: (uin: number, code: string, new_password: string) =>

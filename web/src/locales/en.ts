@@ -14,7 +14,7 @@ const en = {
     admin: 'Administration',
     switchLanguage: '中文',
     switchLanguageHint: 'Switch the language to Simplified Chinese',
-    footer: 'Campus single sign-on. Never enter your password on a page whose address you do not recognize.',
+    footer: '{site}. Never enter your password on a page whose address you do not recognize.',
   },
   common: {
     loading: 'Loading…',
@@ -109,7 +109,7 @@ const en = {
     totpOn: 'An authenticator app is set up.',
     totpSetup: 'Set up an authenticator app',
     totpScan: 'Scan this QR code with the app, or type the key below into it.',
-    qrAlt: 'QR code that adds campus sign-in to an authenticator app',
+    qrAlt: 'QR code that adds {site} to an authenticator app',
     totpKey: 'Key',
     totpCode: 'Code shown by the app',
     totpConfirm: 'Confirm',
@@ -128,7 +128,7 @@ const en = {
     recoveryCopy: 'Copy the codes',
     recoveryDownload: 'Download as a text file',
     recoverySaved: 'I have saved them',
-    recoveryFileTitle: 'Campus sign-in recovery codes for {uin}',
+    recoveryFileTitle: '{site} recovery codes for {uin}',
   },
   home: {
     welcome: 'Welcome, {uin}',
@@ -330,12 +330,12 @@ const en = {
       'Signed out when the browser closes or after 15 minutes without use; each app asks before using your account.',
   },
   logoutPage: {
-    title: 'Sign out of campus-sso?',
+    title: 'Sign out of {site}?',
     body: 'You are signed in as {uin}. Apps that support it are signed out too.',
     signOut: 'Sign out',
     stay: 'Stay signed in',
     doneTitle: 'You are signed out',
-    doneBody: 'On a shared computer, close the browser too.',
+    doneBody: 'On a shared computer, also close the browser window, so the next person starts afresh.',
     signInAgain: 'Sign in again',
     returning: 'Taking you back…',
   },
@@ -353,7 +353,8 @@ const en = {
     removePostLogoutUri: 'Remove this post-logout redirect URI',
     postLogoutUriLabel: 'Post-logout redirect URI {n}',
     backchannelUri: 'Back-channel logout URI',
-    backchannelUriHint: 'Optional: campus-sso posts a logout token here when someone signs out of the app.',
+    backchannelUriHint:
+      'Optional: this sign-in service posts a logout token here when someone signs out of the app.',
     delivery: 'Back-channel logout',
     noDelivery: 'No delivery yet',
     lastAttempt: 'Last: {result}, {date}',
@@ -402,6 +403,22 @@ const en = {
     helpdesk: 'If this keeps happening, tell the application’s maintainers or ask {helpdesk}.',
     helpdeskDefault:
       'If this keeps happening, tell the application’s maintainers or your school’s IT office.',
+  },
+  userFactors: {
+    column: 'Second factors',
+    none: 'None',
+    totp: 'Authenticator app',
+    passkey: 'Passkey',
+    remove: 'Remove second factors',
+    removeTitle: 'Remove the second factors of {uin}?',
+    removeBody:
+      'For someone who lost their phone or passkey: their authenticator app, passkeys and recovery codes stop working, and they sign in with their password alone until they set up a new one. This is recorded in the audit trail.',
+    removed: '{uin} can now sign in with their password alone.',
+    alsoRemove: 'They also lost their phone or passkey: remove their second factors too',
+    alsoRemoveHint:
+      'Their authenticator app, passkeys and recovery codes stop working; with the code they choose a password and sign in with it alone, then set up a new second factor.',
+    createCode: 'Create the reset code',
+    removedWithCode: 'The second factors of {uin} were removed.',
   },
   requestError: {
     unsupported_response_type:
@@ -519,6 +536,8 @@ const en = {
     setPassword: 'Set password',
     resetDone: 'Your password is set. You can sign in now.',
     signInNow: 'Sign in',
+    continueSignIn: 'Sign in and continue to the app',
+    backToSignIn: 'Back to sign in',
     wrongCode: 'The UIN or the code is wrong, or the code was used already or has expired.',
     cardsTitle: 'Sign-in cards',
     cardsIntro:

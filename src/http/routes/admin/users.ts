@@ -102,13 +102,15 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
       offset: offset === undefined ? 0 : Number(offset),
       limit: pageSize,
     });
-    const locks = await accountLocks(
-      ctx.store,
-      page.users.map((user) => user.uin),
-      ctx.clock.now(),
-    );
+    const uins = page.users.map((user) => user.uin);
+    const [locks, factors] = await Promise.all([
+      accountLocks(ctx.store, uins, ctx.clock.now()),
+      ctx.store.secondFactors.enrolledKinds(uins),
+    ]);
     return ok({
-      users: page.users.map((user) => adminUserView(user, locks.get(user.uin) ?? null)),
+      users: page.users.map((user) =>
+        adminUserView(user, locks.get(user.uin) ?? null, factors.get(user.uin) ?? []),
+      ),
       total: page.total,
     });
   });
@@ -181,8 +183,11 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
         case 'last-admin-raced':
           throw conflict('cannot demote or disable the last enabled admin');
         case 'changed': {
-          const locks = await accountLocks(ctx.store, [uin], ctx.clock.now());
-          return ok({ user: adminUserView(changed.user, locks.get(uin) ?? null) });
+          const [locks, factors] = await Promise.all([
+            accountLocks(ctx.store, [uin], ctx.clock.now()),
+            ctx.store.secondFactors.enrolledKinds([uin]),
+          ]);
+          return ok({ user: adminUserView(changed.user, locks.get(uin) ?? null, factors.get(uin) ?? []) });
         }
       }
     },
