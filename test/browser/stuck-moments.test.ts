@@ -3,6 +3,7 @@
  * phone's 375 px in Chinese and a 1280×800 laptop in English, with axe (WCAG 2.2 AA and best practice) on
  * every state touched.
  */
+import { generateSync } from 'otplib';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -321,6 +322,93 @@ describe('item 7: the reset path returns to the app', () => {
     await page.locator('main[data-view="/auth"]').waitFor();
     await page.getByText('Log in to continue to 📚 Library.').waitFor();
     expect(new URL(page.url()).hash).toContain('state=st-7b');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+/** Gives `user` a confirmed authenticator app through the account API, in a context of its own. */
+async function enrolTotp(user: { uin: number; password: string }): Promise<void> {
+  const context = await browser.newContext({ baseURL: sso.baseUrl });
+  try {
+    const headers = { 'content-type': 'application/json', origin: sso.baseUrl };
+    expect((await context.request.post('/v1/account/login', { data: user, headers })).status()).toBe(200);
+    const setup = await context.request.post('/v1/account/totp/setup', { data: {}, headers });
+    const { secret } = ((await setup.json()) as { data: { secret: string } }).data;
+    const confirm = await context.request.post('/v1/account/totp/confirm', {
+      data: { code: generateSync({ secret, epoch: Math.floor(Date.now() / 1000) }) },
+      headers,
+    });
+    expect(confirm.status()).toBe(200);
+  } finally {
+    await context.close();
+  }
+}
+
+/** What `POST /v1/account/login` with the right password asks next: the second factors, or nothing. */
+async function secondStepAsked(user: { uin: number; password: string }): Promise<unknown> {
+  const context = await browser.newContext({ baseURL: sso.baseUrl });
+  try {
+    const headers = { 'content-type': 'application/json', origin: sso.baseUrl };
+    const answer = await context.request.post('/v1/account/login', { data: user, headers });
+    expect(answer.status()).toBe(200);
+    return ((await answer.json()) as { data: { second_factor?: unknown } }).data.second_factor ?? null;
+  } finally {
+    await context.close();
+  }
+}
+
+describe('item 3: a student who lost a second factor is helped from #/admin', () => {
+  it('at 1280×800: the Users list shows the factor, "Remove second factors" removes it, and the password alone signs in', async () => {
+    const student = { uin: 3_100_003, password: 'student-password-33' };
+    await sso.addUser(student.uin, 'user', student.password);
+    await enrolTotp(student);
+    expect(await secondStepAsked(student)).toContain('totp');
+
+    const { page, context, problems } = await openPage(browser, sso);
+    await signInByApi(page, ADMIN);
+    await openView(page, '/#/admin');
+    await page.getByRole('tab', { name: 'Users' }).click();
+    await page.getByTestId('users-table').waitFor();
+    await page.getByTestId(`factors-${student.uin}`).getByText('Authenticator app').waitFor();
+    await page.getByRole('button', { name: `Remove second factors ${student.uin}`, exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(`Remove the second factors of ${student.uin}?`).waitFor();
+    await dialog.getByText('This is recorded in the audit trail.', { exact: false }).waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Remove second factors' }).click();
+    await page.getByText(`${student.uin} can now sign in with their password alone.`).waitFor();
+    await expect.poll(() => page.getByTestId(`factors-${student.uin}`).count()).toBe(0);
+    expect(await secondStepAsked(student)).toBeNull();
+    // Audited.
+    const audit = await page.request.get(`/v1/admin/audit?uin=${student.uin}`);
+    expect(JSON.stringify(await audit.json())).toContain('second_factors_removed_by_admin');
+    expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('the reset-code dialog can also remove the factors, saying so plainly ("lost phone")', async () => {
+    const student = { uin: 3_100_004, password: 'student-password-34' };
+    await sso.addUser(student.uin, 'user', student.password);
+    await enrolTotp(student);
+    const { page, context, problems } = await openPage(browser, sso);
+    await signInByApi(page, ADMIN);
+    await openView(page, '/#/admin');
+    await page.getByRole('tab', { name: 'Users' }).click();
+    await page.getByTestId(`factors-${student.uin}`).waitFor();
+    await page.getByRole('button', { name: `Reset code ${student.uin}`, exact: true }).click();
+    const dialog = page.getByTestId('reset-code');
+    const also = dialog.getByText('They also lost their phone or passkey: remove their second factors too');
+    await also.waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+    await also.click();
+    await dialog.getByRole('button', { name: 'Create the reset code' }).click();
+    await dialog.getByText(`The second factors of ${student.uin} were removed.`).waitFor();
+    await dialog.getByTestId('reset-code-value').waitFor();
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({ path: 'test-artifacts/screenshots/stuck-3-reset-code-1280.png' });
+    expect(await secondStepAsked(student)).toBeNull();
     expect(problems).toEqual([]);
     await context.close();
   });

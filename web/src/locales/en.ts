@@ -560,6 +560,7 @@ const en = {
     recentSignIns: 'Recent sign-ins',
     noSignIns: 'No sign-ins recorded yet.',
     auditTab: 'Audit',
+    auditEvents: 'Audit events',
     auditFilters: 'Filter the audit trail',
     uin: 'UIN',
     since: 'From',

@@ -534,6 +534,7 @@ const zhCN: MessageSchema = {
     recentSignIns: '最近的登录',
     noSignIns: '暂无登录记录。',
     auditTab: '审计',
+    auditEvents: '审计事件',
     auditFilters: '筛选审计记录',
     uin: '账号',
     since: '从',
