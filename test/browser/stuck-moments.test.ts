@@ -450,3 +450,56 @@ describe('item 1: shown-once screens are seen', () => {
     await context.close();
   });
 });
+
+describe('item 4: admin tables fit a 1280×800 screen', () => {
+  it('keeps the UIN pinned while the Users table scrolls sideways, and nothing is wider than the page', async () => {
+    const { page, context, problems } = await openPage(browser, sso);
+    await signInByApi(page, ADMIN);
+    await openView(page, '/#/admin');
+    await page.getByRole('tab', { name: 'Users' }).click();
+    const table = page.getByTestId('users-table');
+    const uinCell = table.locator('span.mono', { hasText: new RegExp(`^${ADMIN.uin}$`) });
+    await uinCell.waitFor();
+    // Scrolled all the way to the actions column.
+    await table
+      .locator('.n-scrollbar-container')
+      .last()
+      .evaluate((box) => {
+        (box as unknown as { scrollLeft: number; scrollWidth: number }).scrollLeft = (
+          box as unknown as { scrollWidth: number }
+        ).scrollWidth;
+      });
+    await table.getByRole('button', { name: `Sign out everywhere ${ADMIN.uin}` }).waitFor();
+    const tableBox = await table.boundingBox();
+    const uinBox = await uinCell.boundingBox();
+    expect(tableBox && uinBox).toBeTruthy();
+    expect(uinBox!.x).toBeGreaterThanOrEqual(tableBox!.x);
+    expect(uinBox!.x + uinBox!.width).toBeLessThanOrEqual(tableBox!.x + tableBox!.width);
+    expect(await inViewport(uinCell)).toBe(true);
+    const overflow = await page.evaluate(() => {
+      const root = (
+        globalThis as unknown as {
+          document: { documentElement: { scrollWidth: number; clientWidth: number } };
+        }
+      ).document.documentElement;
+      return root.scrollWidth - root.clientWidth;
+    });
+    expect(overflow).toBe(0);
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({ path: 'test-artifacts/screenshots/stuck-4-users-scrolled-1280.png' });
+
+    // The Apps row keeps every button inside the table.
+    await page.getByRole('tab', { name: 'OAuth 2 applications' }).click();
+    const row = page.locator('tr', { hasText: 'Library' }).first();
+    await row.waitFor();
+    const appsBox = await page.locator('.n-data-table').first().boundingBox();
+    for (const button of await row.getByRole('button').all()) {
+      await button.scrollIntoViewIfNeeded();
+      const box = await button.boundingBox();
+      expect(box).toBeTruthy();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(appsBox!.x + appsBox!.width + 1);
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
