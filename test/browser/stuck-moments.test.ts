@@ -503,3 +503,26 @@ describe('item 4: admin tables fit a 1280×800 screen', () => {
     await context.close();
   });
 });
+
+describe('item 5: finding people', () => {
+  it('at 1280×800 finds a student by part of their name', async () => {
+    const { page, context, problems } = await openPage(browser, sso);
+    await signInByApi(page, ADMIN);
+    const created = await page.request.post('/v1/admin/users', {
+      data: { uin: 3_100_005, password: 'a fine long password 5', user_group: 'user', name: 'Li Xiaohua' },
+      headers: { 'content-type': 'application/json', origin: sso.baseUrl },
+    });
+    expect(created.status()).toBe(200);
+    await openView(page, '/#/admin');
+    await page.getByRole('tab', { name: 'Users' }).click();
+    const table = page.getByTestId('users-table');
+    await table.waitFor();
+    await page.getByLabel('Search by UIN or name').fill('xiaohua');
+    await expect.poll(() => table.innerText()).toContain('1 user');
+    expect(await table.innerText()).toContain('Li Xiaohua');
+    expect(await table.locator('span.mono', { hasText: /^3100005$/ }).count()).toBe(1);
+    expect(await a11yViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

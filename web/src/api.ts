@@ -297,8 +297,14 @@ export const api = {
   deleteApp: (clientId: string) => call<object>('DELETE', `/v1/admin/apps/${enc(clientId)}`),
 
   // Admin: users
-  listUsers: (params: { search?: string; group?: UserGroup; tag?: string; offset: number; limit: number }) =>
-    call<{ users: AdminUserView[]; total: number }>('GET', `/v1/admin/users${query({ ...params })}`),
+  listUsers: (params: {
+    search?: string;
+    name?: string;
+    group?: UserGroup;
+    tag?: string;
+    offset: number;
+    limit: number;
+  }) => call<{ users: AdminUserView[]; total: number }>('GET', `/v1/admin/users${query({ ...params })}`),
   createUser: (user: { uin: number; password: string; user_group: UserGroup }) =>
     call<{ user: AdminUserView }>('POST', '/v1/admin/users', user),
   updateUser: (uin: number, patch: Partial<{ user_group: UserGroup; disabled: boolean; password: string }>) =>

@@ -282,8 +282,8 @@ const en = {
     containsUin: 'Contains the UIN. Choose another.',
   },
   users: {
-    search: 'Search by UIN',
-    searchPlaceholder: 'UIN starts with…',
+    search: 'Search by UIN or name',
+    searchPlaceholder: 'UIN or name…',
     group: 'Group',
     allGroups: 'All groups',
     add: 'Add user',
@@ -444,7 +444,6 @@ const en = {
     showPassword: 'Show password',
     hidePassword: 'Hide password',
     copyPassword: 'Copy password',
-    searchDigits: 'Type digits only: the search finds UINs that start with them.',
     trimmedNote: 'Spaces around each cell (also around passwords) are removed.',
     makeAdminTitle: 'Make {uin} an administrator?',
     makeAdminBody: 'Administrators can manage every application and user, including other administrators.',

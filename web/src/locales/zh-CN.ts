@@ -269,8 +269,8 @@ const zhCN: MessageSchema = {
     containsUin: '包含账号。请换一个。',
   },
   users: {
-    search: '按账号搜索',
-    searchPlaceholder: '账号开头…',
+    search: '按账号或姓名搜索',
+    searchPlaceholder: '账号或姓名…',
     group: '用户组',
     allGroups: '所有用户组',
     add: '添加用户',
@@ -421,7 +421,6 @@ const zhCN: MessageSchema = {
     showPassword: '显示密码',
     hidePassword: '隐藏密码',
     copyPassword: '复制密码',
-    searchDigits: '只能输入数字：搜索以这些数字开头的账号。',
     trimmedNote: '每个单元格首尾的空格（包括密码的）都会被去掉。',
     makeAdminTitle: '将 {uin} 设为管理员？',
     makeAdminBody: '管理员可以管理所有应用和用户，包括其他管理员。',

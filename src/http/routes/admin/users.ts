@@ -28,6 +28,8 @@ const UserListQuery = Type.Object(
   {
     // A uin has at most 16 digits (2^53−1), so a longer prefix could never match.
     search: Type.Optional(Type.String({ pattern: '^[0-9]{0,16}$' })),
+    // Part of a display name (docs/interface.md#admin-api), ignoring case; empty: no filter.
+    name: Type.Optional(Type.String({ maxLength: 64 })),
     // An empty `group=` (the page's "all groups") means no filter.
     group: Type.Optional(StringEnum<UserGroup | ''>(['', ...USER_GROUPS])),
     // Only users carrying this group tag (empty: no filter).
@@ -91,12 +93,13 @@ export async function existingUserUin(ctx: AppContext, raw: string): Promise<num
  */
 export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/admin/users', { schema: { querystring: UserListQuery } }, async (request) => {
-    const { search, group, tag, offset, limit } = request.query;
+    const { search, name, group, tag, offset, limit } = request.query;
     const pageSize = limit === undefined ? DEFAULT_PAGE_SIZE : Number(limit);
     if (pageSize < 1 || pageSize > MAX_PAGE_SIZE)
       throw badRequest(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
     const page = await ctx.store.users.list({
       search: search === '' ? undefined : search,
+      name: name?.trim() || undefined,
       group: group === '' ? undefined : group,
       tag: tag === '' ? undefined : tag,
       offset: offset === undefined ? 0 : Number(offset),
