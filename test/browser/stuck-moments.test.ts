@@ -526,3 +526,39 @@ describe('item 5: finding people', () => {
     await context.close();
   });
 });
+
+describe('item 8: authenticator set-up on a phone', () => {
+  it('at 375 px in Chinese on a touch screen: the key in groups of four with Copy, an otpauth link, and Cancel', async () => {
+    const user = { uin: 3_100_008, password: 'phone-password-38' };
+    await sso.addUser(user.uin, 'user', user.password);
+    const context = await browser.newContext({
+      baseURL: sso.baseUrl,
+      locale: 'zh-CN',
+      viewport: { width: 375, height: 812 },
+      hasTouch: true,
+      isMobile: true,
+    });
+    const page = await context.newPage();
+    await signInByApi(page, user);
+    await openView(page, '/#/account');
+    const card = page.getByTestId('second-factors');
+    await card.getByRole('button', { name: '设置身份验证器应用' }).click();
+    const secretEl = card.getByTestId('totp-secret');
+    await secretEl.waitFor();
+    const groups = await secretEl.locator('span').allTextContents();
+    expect(groups.length).toBeGreaterThan(1);
+    expect(groups.slice(0, -1).every((group) => group.length === 4)).toBe(true);
+    expect(await card.getByRole('button', { name: '复制密钥' }).isVisible()).toBe(true);
+    const open = card.getByRole('link', { name: '在身份验证器应用中打开' });
+    expect(await open.getAttribute('href')).toMatch(/^otpauth:\/\/totp\//);
+    expect(await a11yViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: 'test-artifacts/screenshots/stuck-8-totp-setup-zh-375.png',
+      fullPage: true,
+    });
+    await card.getByRole('button', { name: '取消', exact: true }).click();
+    await card.getByRole('button', { name: '设置身份验证器应用' }).waitFor();
+    expect(await card.getByTestId('totp-secret').count()).toBe(0);
+    await context.close();
+  });
+});

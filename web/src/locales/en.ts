@@ -111,6 +111,8 @@ const en = {
     totpScan: 'Scan this QR code with the app, or type the key below into it.',
     qrAlt: 'QR code that adds {site} to an authenticator app',
     totpKey: 'Key',
+    totpCopyKey: 'Copy the key',
+    totpOpenApp: 'Open in the authenticator app',
     totpCode: 'Code shown by the app',
     totpConfirm: 'Confirm',
     totpConfirmed: 'The authenticator app is set up.',

@@ -107,6 +107,8 @@ const zhCN: MessageSchema = {
     totpScan: '用应用扫描此二维码，或把下面的密钥输入应用。',
     qrAlt: '将{site}添加到身份验证器应用的二维码',
     totpKey: '密钥',
+    totpCopyKey: '复制密钥',
+    totpOpenApp: '在身份验证器应用中打开',
     totpCode: '应用显示的验证码',
     totpConfirm: '确认',
     totpConfirmed: '身份验证器应用已设置。',
