@@ -7,6 +7,8 @@ import { extname } from 'node:path';
 export interface BrandingConfig {
   /** Shown in every page header and tab title; undefined: the pages' own neutral "Campus sign-in". */
   readonly name: string | undefined;
+  /** The name on the Chinese pages (BRAND_NAME_ZH); undefined: `name` in both languages. */
+  readonly nameZh: string | undefined;
   /**
    * The logo as the pages load it: a same-origin path (`/…`) or a `data:image/…` URL, because the pages'
    * Content-Security-Policy allows images only from `'self'` and `data:`.
@@ -107,6 +109,7 @@ function readHelpdesk(env: Env): string | undefined {
 export function readBranding(env: Env): BrandingConfig {
   return {
     name: text(env, 'BRAND_NAME', 64),
+    nameZh: text(env, 'BRAND_NAME_ZH', 64),
     ...readLogo(env),
     color: readColor(env),
     helpdesk: readHelpdesk(env),

@@ -33,6 +33,21 @@ const ADDRESS: Policy = {
   maxLockMs: 15 * 60_000,
 };
 
+/**
+ * What a failed attempt tells the person signing in about the account's lock (docs/interface.md#browser-session-api):
+ * `locked_for` when this failure locked it, `next_failure_locks_for` when the next one will, in seconds; empty
+ * otherwise. It depends only on the count kept for the uin typed, known or not, so it tells no one whether
+ * the account exists.
+ */
+export function lockWarning(attempt: Attempt): { locked_for?: number; next_failure_locks_for?: number } {
+  const failures = attempt.account.failures;
+  if (failures >= ACCOUNT.lockAfter) return { locked_for: lockMs(ACCOUNT, failures) / 1000 };
+  if (failures + 1 >= ACCOUNT.lockAfter) {
+    return { next_failure_locks_for: lockMs(ACCOUNT, failures + 1) / 1000 };
+  }
+  return {};
+}
+
 /** A check gate left taken by a crashed instance opens again after this long. */
 const GATE_MS = 60_000;
 

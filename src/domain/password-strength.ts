@@ -36,9 +36,17 @@ function load(): Checker {
   };
 }
 
+/**
+ * Why `password` is too easy: `common` when it is among the most common passwords, `guessable` when the
+ * pattern rules guess it within 1,000 tries; undefined when neither.
+ */
+export function commonPasswordKind(password: string): 'common' | 'guessable' | undefined {
+  checker ??= load();
+  if (checker.common.has(password.toLowerCase())) return 'common';
+  return checker.guesses(password) < 1_000 ? 'guessable' : undefined;
+}
+
 /** True when `password` is among the most common passwords or as easy to guess. */
 export function isCommonPassword(password: string): boolean {
-  checker ??= load();
-  if (checker.common.has(password.toLowerCase())) return true;
-  return checker.guesses(password) < 1_000;
+  return commonPasswordKind(password) !== undefined;
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { type Options, hash, verify } from '@node-rs/argon2';
-import { isCommonPassword } from './password-strength.js';
+import { commonPasswordKind } from './password-strength.js';
 import { enforce } from './rule-violation.js';
 
 /**
@@ -109,17 +109,43 @@ export async function verifySignIn(
 }
 
 /**
- * Why a new password may not be used, or undefined (docs/security.md): 8 to 256 characters, not containing
- * the uin it is for, and not among the 10,000 most common passwords (password-strength.ts).
+ * Why a new password is refused, as a stable code the pages translate (docs/interface.md#the-envelope:
+ * `data.reason`) beside the English sentence `msg` keeps.
  */
-export function passwordProblem(password: string, uin?: number): string | undefined {
+export type PasswordRefusalReason = 'too_short' | 'too_long' | 'contains_uin' | 'too_common' | 'guessable';
+
+export interface PasswordRefusal {
+  readonly reason: PasswordRefusalReason;
+  readonly message: string;
+}
+
+/**
+ * Why a new password may not be used, or undefined (docs/security.md): 8 to 256 characters, not containing
+ * the uin it is for, and not among the 10,000 most common passwords nor as easy to guess
+ * (password-strength.ts).
+ */
+export function passwordRefusal(password: string, uin?: number): PasswordRefusal | undefined {
   const length = lengthProblem(password);
-  if (length !== undefined) return length;
-  if (uin !== undefined && password.includes(String(uin))) return 'password must not contain the uin';
-  if (isCommonPassword(password)) {
-    return 'password is too common (among the 10,000 most common passwords, or as easy to guess); choose a longer or less predictable one';
+  if (length !== undefined) {
+    return { reason: password.length < MIN_PASSWORD_LENGTH ? 'too_short' : 'too_long', message: length };
+  }
+  if (uin !== undefined && password.includes(String(uin))) {
+    return { reason: 'contains_uin', message: 'password must not contain the uin' };
+  }
+  const common = commonPasswordKind(password);
+  if (common !== undefined) {
+    return {
+      reason: common === 'common' ? 'too_common' : 'guessable',
+      message:
+        'password is too common (among the 10,000 most common passwords, or as easy to guess); choose a longer or less predictable one',
+    };
   }
   return undefined;
+}
+
+/** The English sentence of `passwordRefusal`, for the CLI and the import's row errors. */
+export function passwordProblem(password: string, uin?: number): string | undefined {
+  return passwordRefusal(password, uin)?.message;
 }
 
 const CHECKED = Symbol('checked against the password policy');

@@ -36,7 +36,11 @@ const isoOrNull = (epochMs: number | null): string | null =>
   epochMs === null ? null : new Date(epochMs).toISOString();
 
 /** A user as the admin API shows them: the public view plus the account's state and profile. */
-export function adminUserView(user: UserRecord, lockedUntil: number | null = null): AdminUserView {
+export function adminUserView(
+  user: UserRecord,
+  lockedUntil: number | null = null,
+  secondFactors: readonly ('totp' | 'passkey')[] = [],
+): AdminUserView {
   return {
     ...userView(user),
     disabled: user.disabled,
@@ -47,6 +51,7 @@ export function adminUserView(user: UserRecord, lockedUntil: number | null = nul
     last_sign_in_at: isoOrNull(user.lastSignInAt),
     locked_until: isoOrNull(lockedUntil),
     source: user.source,
+    second_factors: secondFactors,
   };
 }
 
@@ -297,7 +302,8 @@ export class UserService {
         // A reset usually follows a compromise: whoever held the old password loses what it gave them —
         // except the admin making this call, when they reset their own. Committed with the change.
         // docs/security.md#second-factors: what a stolen session may have added goes with the old password.
-        if (password !== undefined && uin !== adminSession.uin) await removeFactorsAddedSinceLastSignIn(tx, uin);
+        if (password !== undefined && uin !== adminSession.uin)
+          await removeFactorsAddedSinceLastSignIn(tx, uin);
         if (endsAccount) await endAccess(tx, uin, now);
         else if (password !== undefined) await endAccess(tx, uin, now, adminSession.idHash);
         // New groups end what the user holds for apps that no longer allow them (app-access.ts).

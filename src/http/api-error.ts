@@ -2,6 +2,7 @@
  * Errors of the enveloped JSON API (`/v1/account`, `/v1/admin`, the page's `/v1/oauth2` calls).
  * Rendered as `{code, msg, data:{}}` in one place: `src/http/responses.ts`.
  */
+import type { PasswordRefusal } from '../domain/passwords.js';
 import { EnvelopeCode } from '../shared/envelope.js';
 
 export class ApiError extends Error {
@@ -12,16 +13,31 @@ export class ApiError extends Error {
     readonly envelopeCode: EnvelopeCode,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** The envelope's `data`: `{}` for most errors; a refused password says `reason`. */
+    readonly data: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
 }
 
 export const badRequest = (msg: string): ApiError => new ApiError(400, EnvelopeCode.InvalidRequest, msg);
+/**
+ * A new password the policy refused (docs/interface.md#the-envelope): `msg` as it always was (prefixed by the
+ * field when the route has several), and the policy's stable `reason` in `data` for the pages to translate.
+ */
+export const passwordRefused = (refusal: PasswordRefusal, field?: string): ApiError =>
+  new ApiError(
+    400,
+    EnvelopeCode.InvalidRequest,
+    field === undefined ? refusal.message : `${field}: ${refusal.message}`,
+    {},
+    { reason: refusal.reason },
+  );
 export const notSignedIn = (msg = 'not signed in'): ApiError =>
   new ApiError(401, EnvelopeCode.NotSignedIn, msg);
-export const wrongCredentials = (): ApiError =>
-  new ApiError(401, EnvelopeCode.InvalidRequest, 'wrong uin or password');
+/** `data` may warn of the account's lock (`lockWarning` in src/domain/login-throttle.ts). */
+export const wrongCredentials = (data: Readonly<Record<string, unknown>> = {}): ApiError =>
+  new ApiError(401, EnvelopeCode.InvalidRequest, 'wrong uin or password', {}, data);
 export const forbidden = (msg: string): ApiError => new ApiError(403, EnvelopeCode.Forbidden, msg);
 export const passwordChangeRequired = (): ApiError =>
   new ApiError(

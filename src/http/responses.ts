@@ -176,7 +176,7 @@ export function render(error: unknown, style: ErrorStyle): Rendered {
   if (error instanceof ApiError) {
     return {
       status: error.status,
-      body: { code: error.envelopeCode, msg: error.message, data: {} },
+      body: { code: error.envelopeCode, msg: error.message, data: error.data },
       headers: { ...error.headers },
     };
   }

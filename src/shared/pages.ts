@@ -6,6 +6,8 @@
 /** `GET /v1/branding`: what every page shows in its header and tab title. `null`: not configured. */
 export interface BrandingView {
   readonly name: string | null;
+  /** The name on the Chinese pages; `null`: `name` in both languages. */
+  readonly name_zh: string | null;
   /** A same-origin path or a `data:image/…` URL. */
   readonly logo_url: string | null;
   /** `#rrggbb`. */

@@ -24,6 +24,8 @@ export interface AdminUserView extends UserView {
   readonly locked_until: string | null;
   /** Where the password lives: `local` (here) or `ldap` (the school's directory). */
   readonly source: 'local' | 'ldap';
+  /** The second factors the user has (docs/interface.md#second-factor), so an admin can help one who lost them. */
+  readonly second_factors: readonly ('totp' | 'passkey')[];
 }
 
 /**
@@ -118,6 +120,18 @@ export interface AppInfoView {
    * each app (docs/interface.md#sessions-and-sign-out).
    */
   readonly shared_computer: boolean;
+  /**
+   * Present when the rest of the request is invalid (a bad `response_type`, PKCE method, scope…): the page
+   * says so before anyone signs in, and its way back carries the error to the app (RFC 6749 §4.1.2.1).
+   */
+  readonly request_error?: AuthorizationRequestError;
+}
+
+/** An error of the authorization request that goes back to the app, and the URL that takes it there. */
+export interface AuthorizationRequestError {
+  readonly error: string;
+  readonly error_description: string;
+  readonly redirect_to: string;
 }
 
 /** An app the signed-in user authorized (`GET /v1/account/consents`). */

@@ -275,6 +275,8 @@ export interface PendingSignInRecord {
 export interface UserListQuery {
   /** Matches uins that start with these digits. */
   readonly search?: string | undefined;
+  /** Matches display names containing this text, ignoring case. */
+  readonly name?: string | undefined;
   readonly group?: UserGroup | undefined;
   /** Only users carrying this group tag. */
   readonly tag?: string | undefined;

@@ -287,6 +287,8 @@ export interface SecondFactorRepository {
   acceptTotpStep(uin: number, step: number, confirm: { now: number } | undefined): Promise<boolean>;
   deleteTotp(uin: number): Promise<boolean>;
   listPasskeys(uin: number): Promise<PasskeyRecord[]>;
+  /** The second factors each of these users has enrolled (a confirmed TOTP, any passkey), for the admin list. */
+  enrolledKinds(uins: readonly number[]): Promise<Map<number, ('totp' | 'passkey')[]>>;
   findPasskey(credentialId: string): Promise<PasskeyRecord | undefined>;
   /** Answers false when the credential id is registered already. */
   insertPasskey(passkey: PasskeyRecord): Promise<boolean>;

@@ -94,6 +94,33 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
     return rows.map(toPasskey);
   }
 
+  async enrolledKinds(uins: readonly number[]): Promise<Map<number, ('totp' | 'passkey')[]>> {
+    const kinds = new Map<number, ('totp' | 'passkey')[]>();
+    if (uins.length === 0) return kinds;
+    const [totp, passkeys] = await Promise.all([
+      this.db
+        .selectFrom('totp_credentials')
+        .select('uin')
+        .where('uin', 'in', [...uins])
+        .where('confirmed_at', 'is not', null)
+        .execute(),
+      this.db
+        .selectFrom('passkeys')
+        .select('uin')
+        .distinct()
+        .where('uin', 'in', [...uins])
+        .execute(),
+    ]);
+    const add = (uin: number | string, kind: 'totp' | 'passkey'): void => {
+      const list = kinds.get(Number(uin)) ?? [];
+      list.push(kind);
+      kinds.set(Number(uin), list);
+    };
+    for (const row of totp) add(row.uin, 'totp');
+    for (const row of passkeys) add(row.uin, 'passkey');
+    return kinds;
+  }
+
   findPasskey(credentialId: string): Promise<PasskeyRecord | undefined> {
     return this.findBy('passkeys', 'credential_id', credentialId, toPasskey);
   }

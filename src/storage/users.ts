@@ -116,6 +116,11 @@ export class Users extends Repository implements UserRepository {
       // A uin prefix: compare the decimal text, the same on both databases.
       base = base.where(sql<string>`cast(uin as text)`, 'like', `${query.search.replace(/\D/g, '')}%`);
     }
+    if (query.name) {
+      // Contains, ignoring (ASCII) case, the same on both databases (PostgreSQL's like is case-sensitive).
+      const pattern = `%${likeEscaped(query.name.toLowerCase())}%`;
+      base = base.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
+    }
     if (query.group) base = base.where('user_group', '=', query.group);
     if (query.tag) {
       // The JSON array holds each tag quoted; tags have no quotes or backslashes of their own.

@@ -84,7 +84,8 @@ describe('GET /#/account (my account)', () => {
     await signInByApi(page, MEMBER);
     await page.goto('/#/account');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.getByLabel('UIN', { exact: true }).waitFor();
+    // docs/interface.md#sessions-and-sign-out: every sign-out says so.
+    await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
     expect((await page.request.get('/v1/account/me')).status()).toBe(401);
     await context.close();
   });

@@ -163,11 +163,19 @@ describe('GET /#/auth (sign-in and consent page)', () => {
     await sso.addUser(50005, 'user', 'throttled-password');
     const { page, context } = await openPage(browser, sso);
     await page.goto(authUrl({ client_id: app.client_id, redirect_uri: CALLBACK }));
-    for (let attempt = 0; attempt < 8; attempt++) {
+    // The fifth wrong password locks the account, and the form says so at once (docs/security.md).
+    for (let attempt = 0; attempt < 5; attempt++) {
       const answer = page.waitForResponse((response) => response.url().endsWith('/v1/account/login'));
       await signIn(page, { uin: 50005, password: `wrong-password-${attempt}` });
-      if ((await answer).status() === 429) break;
+      expect((await answer).status()).toBe(401);
     }
+    await page.getByText(/The account is now locked: try again in \d+ s\./).waitFor();
+    expect(await page.getByRole('button', { name: 'Log in', exact: true }).isDisabled()).toBe(true);
+    // A new page knows nothing of it: the server's 429 says how long to wait.
+    await page.reload();
+    const throttled = page.waitForResponse((response) => response.url().endsWith('/v1/account/login'));
+    await signIn(page, { uin: 50005, password: 'throttled-password' });
+    expect((await throttled).status()).toBe(429);
     await page.getByText(/Too many attempts\. Try again in \d+ s\./).waitFor();
     expect(await page.getByRole('button', { name: 'Log in', exact: true }).isDisabled()).toBe(true);
     await context.close();

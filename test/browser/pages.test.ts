@@ -190,11 +190,12 @@ describe.each(VARIANTS)('pages for everyone, $name', ({ tag, locale, width, heig
       const help = page.getByTestId('sign-in-help');
       expect(await help.innerText()).toContain(fmt(L.signInHelp.forgot, { helpdesk: 'help.example.edu/' }));
       expect(await help.getByRole('link', { name: 'help.example.edu/' }).getAttribute('href')).toBe(HELPDESK);
-      expect(await help.getByRole('link', { name: L.signInHelp.haveCode }).getAttribute('href')).toBe(
-        '#/reset',
+      // The reset-code page keeps the app's request, to come back to it (docs/interface.md#people-groups-and-audit).
+      expect(await help.getByRole('link', { name: L.signInHelp.haveCode }).getAttribute('href')).toMatch(
+        /^#\/reset\?back=\/auth\?client_id=/,
       );
       // The help line's is the form's one way to the reset-code page.
-      expect(await page.locator('a[href="#/reset"]').count()).toBe(1);
+      expect(await page.locator('a[href^="#/reset"]').count()).toBe(1);
       // No naive-ui default placeholder in any language.
       const placeholders = await page
         .locator('input')
@@ -502,9 +503,6 @@ describe.each(VARIANTS)('pages for everyone, $name', ({ tag, locale, width, heig
       await expect.poll(() => page.title()).toBe(`${L.titles.admin} · ${BRAND}`);
       await page.getByRole('tab', { name: L.admin.usersTab }).click();
       const search = page.getByLabel(L.users.search);
-      await search.fill('abc');
-      await page.getByText(L.field.searchDigits).waitFor();
-      expect(await search.getAttribute('aria-invalid')).toBe('true');
       await search.fill(String(user.uin));
       await expect
         .poll(() => page.getByTestId('users-table').innerText())

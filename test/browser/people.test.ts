@@ -122,7 +122,9 @@ describe('#/admin → CSV import without passwords → sign-in cards → #/reset
     });
     expect(again.status()).toBe(401);
 
-    await page.getByRole('link', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // The sign-in form starts with the uin the password was just set for.
+    await expect.poll(() => page.getByLabel('UIN', { exact: true }).inputValue()).toBe(String(student.uin));
     await signIn(page, { uin: student.uin, password: STUDENT_PASSWORD });
     await page.getByTestId('my-uin').waitFor();
     await page.getByTestId('recent-sign-ins').waitFor();

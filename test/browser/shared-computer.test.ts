@@ -77,7 +77,7 @@ describe('a shared computer', () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshots(page, 'account-sessions');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.getByLabel('UIN', { exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
 
     // The next person at the same browser is asked to sign in by both apps.
     await expectSignInForm(page, library.client_id);
@@ -106,7 +106,7 @@ describe('a shared computer', () => {
 
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
-    await page.getByLabel('UIN', { exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
     expect((await page.request.get('/v1/account/me')).status()).toBe(401);
     await phone.context.close();
     await context.close();
@@ -114,7 +114,7 @@ describe('a shared computer', () => {
 });
 
 describe('GET /#/logout (RP-initiated logout)', () => {
-  it('asks "Sign out of campus-sso?", in the language the app asks for, and returns to the app', async () => {
+  it('asks "Sign out of Campus sign-in?" (the school’s name, never the software’s), in the language the app asks for, and returns to the app', async () => {
     const { page: adminPage, context: adminContext } = await openPage(browser, sso);
     await signInByApi(adminPage, ADMIN);
     const patched = await adminPage.request.patch(`/v1/admin/apps/${library.client_id}`, {
@@ -132,7 +132,7 @@ describe('GET /#/logout (RP-initiated logout)', () => {
       state: 'st',
     });
     await page.goto(`/v1/oauth2/logout?${query}`);
-    await page.getByRole('heading', { name: 'Sign out of campus-sso?' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign out of Campus sign-in?' }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshots(page, 'logout-confirm');
 

@@ -305,6 +305,7 @@ describe('loadConfig', () => {
     it('is neutral by default: no name, logo, colour or helpdesk', () => {
       expect(loadConfig({}).branding).toEqual({
         name: undefined,
+        nameZh: undefined,
         logoUrl: undefined,
         logoFile: undefined,
         color: undefined,
@@ -315,13 +316,15 @@ describe('loadConfig', () => {
     it('reads BRAND_NAME, BRAND_LOGO_URL, BRAND_COLOR (lower-cased) and HELPDESK', () => {
       expect(
         loadConfig({
-          BRAND_NAME: ' 实验中学 ',
+          BRAND_NAME: ' Experimental School ',
+          BRAND_NAME_ZH: ' 实验中学 ',
           BRAND_LOGO_URL: '/static/logo.svg',
           BRAND_COLOR: '#1F5F8B',
           HELPDESK: 'IT office, room 101, ext. 4321',
         }).branding,
       ).toEqual({
-        name: '实验中学',
+        name: 'Experimental School',
+        nameZh: '实验中学',
         logoUrl: '/static/logo.svg',
         logoFile: undefined,
         color: '#1f5f8b',
@@ -356,6 +359,7 @@ describe('loadConfig', () => {
         /^set BRAND_LOGO_URL or BRAND_LOGO_FILE, not both$/,
       ],
       [{ BRAND_NAME: 'x'.repeat(65) }, /^BRAND_NAME must be at most 64 characters$/],
+      [{ BRAND_NAME_ZH: '校'.repeat(65) }, /^BRAND_NAME_ZH must be at most 64 characters$/],
       [{ HELPDESK: 'call\u0007us' }, /^HELPDESK must not contain control characters$/],
     ])('%j → %s', (env, message) => {
       expect(problem(env)).toMatch(message);

@@ -23,10 +23,15 @@ async function envelope<T = Record<string, unknown>>(response: Response): Promis
   return json<Envelope<T>>(response);
 }
 
-/** Expects an error envelope with this status and code; answers its message. */
-async function expectError(response: Response, status: number, code: number): Promise<string> {
+/** Expects an error envelope with this status, code and `data` (`{}` unless given); answers its message. */
+async function expectError(
+  response: Response,
+  status: number,
+  code: number,
+  data: Record<string, unknown> = {},
+): Promise<string> {
   const body = await envelope(response);
-  expect({ status: response.status, code: body.code, data: body.data }).toEqual({ status, code, data: {} });
+  expect({ status: response.status, code: body.code, data: body.data }).toEqual({ status, code, data });
   expect(body.msg).not.toBe('');
   return body.msg;
 }
@@ -118,7 +123,11 @@ describeOnDatabases('account API', ({ server }) => {
     it('after 5 failures answers the 6th attempt 429 code 7 with Retry-After > 0, even with the right password', async () => {
       const uin = await createUser();
       const browser = new Browser(server.baseUrl);
-      for (let i = 0; i < 5; i++) await expectError(await browser.login(uin, `wrong password ${i}`), 401, 1);
+      // docs/interface.md#browser-session-api: the fourth failure warns, the fifth says it locked.
+      const warnings = [{}, {}, {}, { next_failure_locks_for: 30 }, { locked_for: 30 }];
+      for (const [i, data] of warnings.entries()) {
+        await expectError(await browser.login(uin, `wrong password ${i}`), 401, 1, data);
+      }
       const right = await browser.login(uin, PASSWORD);
       await expectError(right, 429, 7);
       expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -285,7 +294,7 @@ describeOnDatabases('account API', ({ server }) => {
         current_password: PASSWORD,
         new_password: 'short',
       });
-      expect(await expectError(response, 400, 1)).toMatch(/new_password/);
+      expect(await expectError(response, 400, 1, { reason: 'too_short' })).toMatch(/new_password/);
       expect((await new Browser(server.baseUrl).login(uin, PASSWORD)).status).toBe(200);
     });
 

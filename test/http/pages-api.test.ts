@@ -26,7 +26,8 @@ describeOnDatabases(
   'GET /v1/branding',
   {
     env: {
-      BRAND_NAME: '北京大学 Single Sign-On',
+      BRAND_NAME: 'Peking University Single Sign-On',
+      BRAND_NAME_ZH: '北京大学统一身份认证',
       BRAND_COLOR: '#7A1C1C',
       BRAND_LOGO_FILE: LOGO_FILE,
       HELPDESK: 'https://help.example.edu/',
@@ -40,7 +41,8 @@ describeOnDatabases(
         code: 0,
         msg: 'ok',
         data: {
-          name: '北京大学 Single Sign-On',
+          name: 'Peking University Single Sign-On',
+          name_zh: '北京大学统一身份认证',
           logo_url: '/v1/branding/logo',
           color: '#7a1c1c',
           helpdesk: 'https://help.example.edu/',
@@ -60,7 +62,7 @@ describeOnDatabases(
 describeOnDatabases('GET /v1/branding without configuration', { databases: ['sqlite'] }, ({ server }) => {
   it('answers null for everything, so the pages stay neutral', async () => {
     const body = await json<Envelope>(await fetch(`${server.baseUrl}/v1/branding`));
-    expect(body.data).toEqual({ name: null, logo_url: null, color: null, helpdesk: null });
+    expect(body.data).toEqual({ name: null, name_zh: null, logo_url: null, color: null, helpdesk: null });
   });
 
   it('has no logo endpoint', async () => {

@@ -14,6 +14,7 @@ import type {
   AuditEventView,
   AppInfoView,
   AppView,
+  AuthorizationRequestError,
   CasServiceInfoView,
   ConsentView,
   MeView,
@@ -41,6 +42,7 @@ export type {
   AppInfoView,
   AppView,
   AuditEventView,
+  AuthorizationRequestError,
   CasServiceInfoView,
   ConsentView,
   MeView,
@@ -239,11 +241,17 @@ export const api = {
   branding: () => call<BrandingView>('GET', '/v1/branding'),
 
   // Authorization page
-  /** `scope`: what the app asks for now; a remembered consent counts only if it covers all of it. */
-  appInfo: (clientId: string, redirectUri: string, scope?: string) =>
+  /**
+   * The whole request, as the app sent it (an empty `state` too): `scope` is what the app asks for now (a
+   * remembered consent counts only if it covers all of it), and the rest is checked so that an error shows
+   * before sign-in (`request_error`).
+   */
+  appInfo: (params: AuthorizationParams) =>
     call<AppInfoView>(
       'GET',
-      `/v1/oauth2/app-info${query({ client_id: clientId, redirect_uri: redirectUri, scope })}`,
+      `/v1/oauth2/app-info?${new URLSearchParams(
+        Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ).toString()}`,
     ),
   /** `remembered`: answered for the user from a remembered consent, without a click. */
   authorize: (params: AuthorizationParams, decision: 'allow' | 'deny', remembered = false) =>
@@ -297,8 +305,14 @@ export const api = {
   deleteApp: (clientId: string) => call<object>('DELETE', `/v1/admin/apps/${enc(clientId)}`),
 
   // Admin: users
-  listUsers: (params: { search?: string; group?: UserGroup; tag?: string; offset: number; limit: number }) =>
-    call<{ users: AdminUserView[]; total: number }>('GET', `/v1/admin/users${query({ ...params })}`),
+  listUsers: (params: {
+    search?: string;
+    name?: string;
+    group?: UserGroup;
+    tag?: string;
+    offset: number;
+    limit: number;
+  }) => call<{ users: AdminUserView[]; total: number }>('GET', `/v1/admin/users${query({ ...params })}`),
   createUser: (user: { uin: number; password: string; user_group: UserGroup }) =>
     call<{ user: AdminUserView }>('POST', '/v1/admin/users', user),
   updateUser: (uin: number, patch: Partial<{ user_group: UserGroup; disabled: boolean; password: string }>) =>
@@ -341,6 +355,7 @@ export const api = {
   bulkUsers: (request: BulkRequest) =>
     call<{ results: BulkResult[] }>('POST', '/v1/admin/users/bulk', request),
   unlockUser: (uin: number) => call<object>('POST', `/v1/admin/users/${uin}/unlock`, {}),
+  removeSecondFactors: (uin: number) => call<object>('DELETE', `/v1/admin/users/${uin}/second-factors`),
   issueResetCode: (uin: number) =>
     call<{ code: string; expires_at: string }>('POST', `/v1/admin/users/${uin}/reset-code`, {}),
   redeemResetCode: (uin: number, code: string, new_password: string) =>

@@ -5,10 +5,26 @@
  */
 import { computed, ref } from 'vue';
 import { api, type BrandingView } from './api';
+import { i18n } from './i18n';
 
 const DEFAULT_COLOR = '#1f5f8b';
 
-export const branding = ref<BrandingView>({ name: null, logo_url: null, color: null, helpdesk: null });
+export const branding = ref<BrandingView>({
+  name: null,
+  name_zh: null,
+  logo_url: null,
+  color: null,
+  helpdesk: null,
+});
+
+/**
+ * The school's name in the page's language (BRAND_NAME_ZH on the Chinese pages, else BRAND_NAME), or the
+ * locale's neutral "Campus sign-in": every page says this, never the software's own name.
+ */
+export const siteName = computed(() => {
+  const zh = i18n.global.locale.value === 'zh-CN' ? branding.value.name_zh : null;
+  return zh ?? branding.value.name ?? i18n.global.t('app.title');
+});
 
 /** The primary colour, configured or default. */
 export const brandColor = computed(() => branding.value.color ?? DEFAULT_COLOR);

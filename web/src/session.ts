@@ -23,6 +23,15 @@ export async function loadMe(): Promise<MeView | null> {
   return me.value;
 }
 
+/**
+ * The uin a person just set a password for on `#/reset`: the sign-in form they go back to starts with it
+ * (docs/interface.md#people-groups-and-audit). Read once.
+ */
+export const resetUin = ref<number | undefined>(undefined);
+
+/** Where every sign-out ends: "You are signed out" (docs/interface.md#sessions-and-sign-out). */
+export const SIGNED_OUT = { path: '/logout', query: { done: '1' } } as const;
+
 export async function signOut(): Promise<void> {
   await api.logout();
   me.value = null;

@@ -14,6 +14,7 @@ export const brandingRoutes: RoutePlugin = async (app, { ctx }) => {
   const { branding } = ctx.config;
   const view: BrandingView = {
     name: branding.name ?? null,
+    name_zh: branding.nameZh ?? null,
     logo_url: branding.logoUrl ?? null,
     color: branding.color ?? null,
     helpdesk: branding.helpdesk ?? null,

@@ -26,3 +26,21 @@ export function describeError(t: Translate, error: unknown): string {
   if (error instanceof ApiError) return t(`errors.${CODE_KEYS[error.code] ?? 'internal'}`);
   return t('errors.internal');
 }
+
+/** The reasons the server gives for a refused new password (docs/interface.md#the-envelope: `data.reason`). */
+const PASSWORD_REFUSALS = ['too_short', 'too_long', 'contains_uin', 'too_common', 'guessable'] as const;
+
+/**
+ * Why the server refused a new password, in the page's language, from the answer's `data.reason`; undefined
+ * when `error` is not such a refusal.
+ */
+export function passwordRefusalText(t: Translate, error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+  const reason = PASSWORD_REFUSALS.find((known) => known === error.data.reason);
+  return reason === undefined ? undefined : t(`passwordRefused.${reason}`);
+}
+
+/** `passwordRefusalText` when the error is a refused password, else `describeError`. */
+export function describePasswordError(t: Translate, error: unknown): string {
+  return passwordRefusalText(t, error) ?? describeError(t, error);
+}

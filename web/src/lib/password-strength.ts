@@ -12,16 +12,17 @@ const zxcvbn = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
 export interface Strength {
   /** 0 (guessed at once) to 4 (very hard to guess), zxcvbn's score. */
   readonly score: 0 | 1 | 2 | 3 | 4;
-  /** The server will refuse it: too common, or it contains the uin. */
-  readonly refused: 'tooCommon' | 'containsUin' | undefined;
+  /** The server will refuse it: too common, as easy to guess, or it contains the uin. */
+  readonly refused: 'tooCommon' | 'guessable' | 'containsUin' | undefined;
 }
 
 export function passwordStrength(password: string, uin?: number): Strength {
   const result = zxcvbn.check(password, uin === undefined ? [] : [String(uin)]);
-  const tooCommon = COMMON.has(password.toLowerCase()) || result.guesses < 1_000;
+  const tooCommon = COMMON.has(password.toLowerCase());
+  const guessable = !tooCommon && result.guesses < 1_000;
   const containsUin = uin !== undefined && password.includes(String(uin));
   return {
-    score: tooCommon || containsUin ? 0 : result.score,
-    refused: containsUin ? 'containsUin' : tooCommon ? 'tooCommon' : undefined,
+    score: tooCommon || guessable || containsUin ? 0 : result.score,
+    refused: containsUin ? 'containsUin' : tooCommon ? 'tooCommon' : guessable ? 'guessable' : undefined,
   };
 }

@@ -14,7 +14,7 @@ const en = {
     admin: 'Administration',
     switchLanguage: '中文',
     switchLanguageHint: 'Switch the language to Simplified Chinese',
-    footer: 'Campus single sign-on. Never enter your password on a page whose address you do not recognize.',
+    footer: '{site}. Never enter your password on a page whose address you do not recognize.',
   },
   common: {
     loading: 'Loading…',
@@ -58,6 +58,9 @@ const en = {
     uinInvalid: 'A UIN is a number, such as 10001.',
     passwordRequired: 'Enter your password.',
     wrongCredentials: 'Wrong UIN or password.',
+    lastTry:
+      'Wrong UIN or password. One more wrong password locks the account for {seconds} seconds. Not sure? See the help below before trying again.',
+    lockedNow: 'Wrong UIN or password. The account is now locked: try again in {seconds} s.',
     throttled: 'Too many attempts. Try again in {seconds} s.',
     forbidden: 'The sign-in was refused. Reload the page and try again.',
     directoryUnavailable:
@@ -108,8 +111,10 @@ const en = {
     totpOn: 'An authenticator app is set up.',
     totpSetup: 'Set up an authenticator app',
     totpScan: 'Scan this QR code with the app, or type the key below into it.',
-    qrAlt: 'QR code that adds campus sign-in to an authenticator app',
+    qrAlt: 'QR code that adds {site} to an authenticator app',
     totpKey: 'Key',
+    totpCopyKey: 'Copy the key',
+    totpOpenApp: 'Open in the authenticator app',
     totpCode: 'Code shown by the app',
     totpConfirm: 'Confirm',
     totpConfirmed: 'The authenticator app is set up.',
@@ -129,7 +134,7 @@ const en = {
     recoveryCopy: 'Copy the codes',
     recoveryDownload: 'Download as a text file',
     recoverySaved: 'I have saved them',
-    recoveryFileTitle: 'Campus sign-in recovery codes for {uin}',
+    recoveryFileTitle: '{site} recovery codes for {uin}',
   },
   home: {
     welcome: 'Welcome, {uin}',
@@ -199,7 +204,6 @@ const en = {
     given: 'Password you were given',
     givenRequired: 'Enter the password you signed in with.',
     submit: 'Change password and continue',
-    refused: 'This password cannot be used: {reason}',
     signOut: 'Sign out instead',
   },
   admin: {
@@ -283,6 +287,15 @@ const en = {
     on: 'On',
     off: 'Off',
   },
+  passwordRefused: {
+    too_short: 'This password cannot be used: it is shorter than 8 characters.',
+    too_long: 'This password cannot be used: it is longer than 256 characters.',
+    contains_uin:
+      'This password cannot be used: it contains the UIN (the account number). Choose one without it.',
+    too_common: 'This password cannot be used: it is one of the most common passwords. Choose another.',
+    guessable:
+      'This password cannot be used: it is too easy to guess (a repeat, a sequence or a keyboard pattern). Choose a longer, less predictable one.',
+  },
   passwordStrength: {
     label: 'Password strength',
     score0: 'Very weak',
@@ -290,12 +303,13 @@ const en = {
     score2: 'Fair',
     score3: 'Strong',
     score4: 'Very strong',
-    tooCommon: 'Too common: one of the most used passwords, or as easy to guess. Choose another.',
+    tooCommon: 'Too common: one of the most used passwords. Choose another.',
+    guessable: 'Too easy to guess: a repeat, a sequence or a keyboard pattern. Choose another.',
     containsUin: 'Contains the UIN. Choose another.',
   },
   users: {
-    search: 'Search by UIN',
-    searchPlaceholder: 'UIN starts with…',
+    search: 'Search by UIN or name',
+    searchPlaceholder: 'UIN or name…',
     group: 'Group',
     allGroups: 'All groups',
     add: 'Add user',
@@ -342,12 +356,12 @@ const en = {
       'Signed out when the browser closes or after 15 minutes without use; each app asks before using your account.',
   },
   logoutPage: {
-    title: 'Sign out of campus-sso?',
+    title: 'Sign out of {site}?',
     body: 'You are signed in as {uin}. Apps that support it are signed out too.',
     signOut: 'Sign out',
     stay: 'Stay signed in',
     doneTitle: 'You are signed out',
-    doneBody: 'On a shared computer, close the browser too.',
+    doneBody: 'On a shared computer, also close the browser window, so the next person starts afresh.',
     signInAgain: 'Sign in again',
     returning: 'Taking you back…',
     refusedTitle: 'This sign-out link is not valid',
@@ -373,7 +387,8 @@ const en = {
     removePostLogoutUri: 'Remove this post-logout redirect URI',
     postLogoutUriLabel: 'Post-logout redirect URI {n}',
     backchannelUri: 'Back-channel logout URI',
-    backchannelUriHint: 'Optional: campus-sso posts a logout token here when someone signs out of the app.',
+    backchannelUriHint:
+      'Optional: this sign-in service posts a logout token here when someone signs out of the app.',
     delivery: 'Sign-out notices to the app (back-channel and CAS single logout)',
     noDelivery: 'No delivery yet',
     lastAttempt: 'Last: {result}, {date}',
@@ -423,6 +438,34 @@ const en = {
     helpdeskDefault:
       'If this keeps happening, tell the application’s maintainers or your school’s IT office.',
   },
+  userFactors: {
+    column: 'Second factors',
+    none: 'None',
+    totp: 'Authenticator app',
+    passkey: 'Passkey',
+    remove: 'Remove second factors',
+    removeTitle: 'Remove the second factors of {uin}?',
+    removeBody:
+      'For someone who lost their phone or passkey: their authenticator app, passkeys and recovery codes stop working, and they sign in with their password alone until they set up a new one. This is recorded in the audit trail.',
+    removed: '{uin} can now sign in with their password alone.',
+    alsoRemove: 'They also lost their phone or passkey: remove their second factors too',
+    alsoRemoveHint:
+      'Their authenticator app, passkeys and recovery codes stop working; with the code they choose a password and sign in with it alone, then set up a new second factor.',
+    createCode: 'Create the reset code',
+    removedWithCode: 'The second factors of {uin} were removed.',
+  },
+  requestError: {
+    unsupported_response_type:
+      '{app} asked for a kind of sign-in this service does not offer, so signing in here would not get you into {app}.',
+    invalid_scope:
+      '{app} asked for access this service does not give, so signing in here would not get you into {app}.',
+    invalid_request:
+      'The link from {app} is incomplete or malformed, so signing in here would not get you into {app}.',
+    other: 'The link from {app} has a mistake, so signing in here would not get you into {app}.',
+    noSignIn:
+      'You do not need to sign in. Go back to {app} and try again; if it happens again, tell its maintainers.',
+    forDevelopers: 'For the app’s developers:',
+  },
   launcher: {
     title: 'My apps',
     intro: 'Open a school service. You stay signed in.',
@@ -435,7 +478,6 @@ const en = {
     showPassword: 'Show password',
     hidePassword: 'Hide password',
     copyPassword: 'Copy password',
-    searchDigits: 'Type digits only: the search finds UINs that start with them.',
     trimmedNote: 'Spaces around each cell (also around passwords) are removed.',
     makeAdminTitle: 'Make {uin} an administrator?',
     makeAdminBody: 'Administrators can manage every application and user, including other administrators.',
@@ -530,6 +572,8 @@ const en = {
     setPassword: 'Set password',
     resetDone: 'Your password is set. You can sign in now.',
     signInNow: 'Sign in',
+    continueSignIn: 'Sign in and continue to the app',
+    backToSignIn: 'Back to sign in',
     wrongCode: 'The UIN or the code is wrong, or the code was used already or has expired.',
     cardsTitle: 'Sign-in cards',
     cardsIntro:
@@ -552,6 +596,7 @@ const en = {
     recentSignIns: 'Recent sign-ins',
     noSignIns: 'No sign-ins recorded yet.',
     auditTab: 'Audit',
+    auditEvents: 'Audit events',
     auditFilters: 'Filter the audit trail',
     uin: 'UIN',
     since: 'From',

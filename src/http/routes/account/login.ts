@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { userTarget } from '../../../domain/audit.js';
+import { lockWarning } from '../../../domain/login-throttle.js';
 import { isValidUin, userView } from '../../../domain/users.js';
 import { isDatabaseUnavailable } from '../../../storage/database-errors.js';
 import { askingClientId, postLogoutRedirect } from '../../../oauth/end-session.js';
@@ -89,7 +90,8 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
           request.log.info({ uin }, 'sign-in refused');
           // Nobody is known to have acted: the uin is only what was typed.
           await ctx.audit.record({ action: 'sign_in', outcome: 'failure', target: userTarget(uin), request });
-          throw wrongCredentials();
+          // docs/interface.md#browser-session-api: the form warns before the failure that locks.
+          throw wrongCredentials(lockWarning(attempt));
         }
         // docs/interface.md#sessions-and-sign-out: "This is a shared computer", kept through a second factor.
         const shared = request.body.shared === true;

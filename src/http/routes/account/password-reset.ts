@@ -1,9 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { userTarget } from '../../../domain/audit.js';
-import { passwordProblem } from '../../../domain/passwords.js';
+import { passwordRefusal } from '../../../domain/passwords.js';
 import { isActiveUser, isValidUin } from '../../../domain/users.js';
 import { DIRECTORY_OWNS_PASSWORD, isDirectoryUser } from '../../../domain/directory-users.js';
-import { ApiError, badRequest, directoryOwnsPassword, tooManyAttempts } from '../../api-error.js';
+import {
+  ApiError,
+  badRequest,
+  directoryOwnsPassword,
+  passwordRefused,
+  tooManyAttempts,
+} from '../../api-error.js';
 import { EnvelopeCode } from '../../../shared/envelope.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -35,8 +41,8 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
       const uin = Number(request.body.uin);
       if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
       // The same rule as every other way of setting a password, the uin included (docs/security.md).
-      const problem = passwordProblem(request.body.new_password, uin);
-      if (problem) throw badRequest(`new_password: ${problem}`);
+      const refusal = passwordRefusal(request.body.new_password, uin);
+      if (refusal) throw passwordRefused(refusal, 'new_password');
 
       const attempt = await ctx.loginThrottle.begin(uin, request.ip);
       if (attempt.retryAfter > 0) {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { passwordProblem } from '../../../domain/passwords.js';
+import { passwordRefusal } from '../../../domain/passwords.js';
 import { DIRECTORY_OWNS_PASSWORD, isDirectoryUser } from '../../../domain/directory-users.js';
-import { badRequest, directoryOwnsPassword } from '../../api-error.js';
+import { directoryOwnsPassword, passwordRefused } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
@@ -26,8 +26,8 @@ export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
       const { user, session } = await requireSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
       // docs/interface.md#the-schools-directory: the directory owns a directory user's password.
       if (isDirectoryUser(user)) throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
-      const problem = passwordProblem(request.body.new_password, user.uin);
-      if (problem) throw badRequest(`new_password: ${problem}`);
+      const refusal = passwordRefusal(request.body.new_password, user.uin);
+      if (refusal) throw passwordRefused(refusal, 'new_password');
       await requirePassword(ctx, request, user, request.body.current_password, () =>
         ctx.audit.recordOwn(request, user.uin, 'password_changed', { outcome: 'failure' }),
       );

@@ -1,11 +1,11 @@
 import type { AppContext } from '../../../app-context.js';
 import { Type } from '@sinclair/typebox';
-import { passwordProblem } from '../../../domain/passwords.js';
+import { passwordRefusal } from '../../../domain/passwords.js';
 import { userTarget } from '../../../domain/audit.js';
 import { accountLocks } from '../../../domain/login-throttle.js';
 import { type UserChanges, adminUserView, isValidUin } from '../../../domain/users.js';
 import { USER_GROUPS, type UserGroup } from '../../../shared/users.js';
-import { badRequest, conflict, directoryOwnsPassword, notFound } from '../../api-error.js';
+import { badRequest, conflict, directoryOwnsPassword, notFound, passwordRefused } from '../../api-error.js';
 import { DIRECTORY_OWNS_PASSWORD } from '../../../domain/directory-users.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -29,6 +29,8 @@ const UserListQuery = Type.Object(
   {
     // A uin has at most 16 digits (2^53−1), so a longer prefix could never match.
     search: Type.Optional(Type.String({ pattern: '^[0-9]{0,16}$' })),
+    // Part of a display name (docs/interface.md#admin-api), ignoring case; empty: no filter.
+    name: Type.Optional(Type.String({ maxLength: 64 })),
     // An empty `group=` (the page's "all groups") means no filter.
     group: Type.Optional(StringEnum<UserGroup | ''>(['', ...USER_GROUPS])),
     // Only users carrying this group tag (empty: no filter).
@@ -67,8 +69,8 @@ const UserChangesBody = Type.Object(
 );
 
 function checkedPassword(password: string, uin: number): string {
-  const problem = passwordProblem(password, uin);
-  if (problem) throw badRequest(problem);
+  const refusal = passwordRefusal(password, uin);
+  if (refusal) throw passwordRefused(refusal);
   return password;
 }
 
@@ -92,24 +94,27 @@ export async function existingUserUin(ctx: AppContext, raw: string): Promise<num
  */
 export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/admin/users', { schema: { querystring: UserListQuery } }, async (request) => {
-    const { search, group, tag, offset, limit } = request.query;
+    const { search, name, group, tag, offset, limit } = request.query;
     const pageSize = limit === undefined ? DEFAULT_PAGE_SIZE : Number(limit);
     if (pageSize < 1 || pageSize > MAX_PAGE_SIZE)
       throw badRequest(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
     const page = await ctx.store.users.list({
       search: search === '' ? undefined : search,
+      name: name?.trim() || undefined,
       group: group === '' ? undefined : group,
       tag: tag === '' ? undefined : tag,
       offset: offset === undefined ? 0 : Number(offset),
       limit: pageSize,
     });
-    const locks = await accountLocks(
-      ctx.store,
-      page.users.map((user) => user.uin),
-      ctx.clock.now(),
-    );
+    const uins = page.users.map((user) => user.uin);
+    const [locks, factors] = await Promise.all([
+      accountLocks(ctx.store, uins, ctx.clock.now()),
+      ctx.store.secondFactors.enrolledKinds(uins),
+    ]);
     return ok({
-      users: page.users.map((user) => adminUserView(user, locks.get(user.uin) ?? null)),
+      users: page.users.map((user) =>
+        adminUserView(user, locks.get(user.uin) ?? null, factors.get(user.uin) ?? []),
+      ),
       total: page.total,
     });
   });
@@ -184,8 +189,11 @@ export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
         case 'directory-password':
           throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
         case 'changed': {
-          const locks = await accountLocks(ctx.store, [uin], ctx.clock.now());
-          return ok({ user: adminUserView(changed.user, locks.get(uin) ?? null) });
+          const [locks, factors] = await Promise.all([
+            accountLocks(ctx.store, [uin], ctx.clock.now()),
+            ctx.store.secondFactors.enrolledKinds([uin]),
+          ]);
+          return ok({ user: adminUserView(changed.user, locks.get(uin) ?? null, factors.get(uin) ?? []) });
         }
       }
     },

@@ -1,8 +1,16 @@
 import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../app-context.js';
 import { userMayUseApp } from '../../../oauth/authorization/authorize.js';
 import { checkClient } from '../../../oauth/authorization/check-client.js';
+import type { AuthorizationParams } from '../../../oauth/authorization/request.js';
+import { errorResponse, responseUrl } from '../../../oauth/authorization/response.js';
+import {
+  RedirectableAuthorizationError,
+  validateAuthorizationRequest,
+} from '../../../oauth/authorization/validate.js';
+import { AUTHORIZATION_PARAMETERS } from '../../../shared/authorization.js';
 import { grantedScope, consentCovers, hasScope } from '../../../oauth/scopes.js';
-import type { AppInfoView } from '../../../shared/views.js';
+import type { AppInfoView, AuthorizationRequestError } from '../../../shared/views.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
@@ -10,8 +18,9 @@ import { findSignedIn } from '../../session-cookie.js';
 
 const AppInfoQuery = Type.Object(
   {
-    // scope: the one the app asks for now; a remembered consent counts only if it covers all of it.
-    ...optional(Type.String(), 'client_id', 'redirect_uri', 'scope'),
+    // scope: the one the app asks for now; a remembered consent counts only if it covers all of it. The
+    // other parameters of the request are checked so that an error is shown before sign-in.
+    ...optional(Type.String(), ...AUTHORIZATION_PARAMETERS),
   },
   { additionalProperties: true },
 );
@@ -22,6 +31,35 @@ function requestedScope(scope: string | undefined): string | null {
     return grantedScope(scope === '' ? undefined : scope);
   } catch {
     return 'malformed';
+  }
+}
+
+/**
+ * The error the authorization request pipeline would send back to the app for the rest of the request, if
+ * any (docs/interface.md#browser-session-api): the same checks, in the same order, as the request itself.
+ */
+async function requestError(
+  ctx: AppContext,
+  params: AuthorizationParams,
+): Promise<AuthorizationRequestError | undefined> {
+  try {
+    await validateAuthorizationRequest(ctx, params);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof RedirectableAuthorizationError)) throw error;
+    const response = errorResponse(ctx, error.redirect, error.error);
+    // A form_post answer cannot be a URL: the authorization endpoint, asked the same request, posts it itself.
+    const sent = Object.entries(params).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    );
+    return {
+      error: error.error.error,
+      error_description: error.error.description,
+      redirect_to:
+        response.responseMode === 'query'
+          ? responseUrl(response)
+          : `${ctx.config.baseUrl}/v1/oauth2/authorize?${new URLSearchParams(sent)}`,
+    };
   }
 }
 
@@ -48,11 +86,15 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
       ...(signedIn && !userMayUseApp(signedIn.user, client) && { allowed: false as const }),
       shared_computer: signedIn?.session.shared === true,
     };
+    const invalid = await requestError(ctx, request.query);
     // OIDC Core §11: offline_access gets a refresh token (when the app may have them); the consent screen
     // says how long the app can then stay signed in.
-    if (client.allowRefreshTokens && hasScope(requestedScope(request.query.scope), 'offline_access')) {
-      return ok({ ...info, stays_signed_in_days: Math.round(ctx.config.refreshTokenTtl / 86_400) });
-    }
-    return ok(info);
+    const staysSignedIn =
+      client.allowRefreshTokens && hasScope(requestedScope(request.query.scope), 'offline_access');
+    return ok({
+      ...info,
+      ...(staysSignedIn && { stays_signed_in_days: Math.round(ctx.config.refreshTokenTtl / 86_400) }),
+      ...(invalid && { request_error: invalid }),
+    });
   });
 };
