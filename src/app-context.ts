@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { AppService } from './domain/apps.js';
 import { AuditLog } from './domain/audit.js';
+import { DeviceApprovalService } from './domain/device-approvals.js';
 import { LoginThrottle } from './domain/login-throttle.js';
 import { PasskeyService } from './domain/passkeys.js';
 import { PendingSignInService } from './domain/pending-sign-ins.js';
@@ -31,6 +32,8 @@ export interface AppContext {
   readonly totp: TotpService;
   readonly passkeys: PasskeyService;
   readonly pendingSignIns: PendingSignInService;
+  /** The user's side of the device grant (docs/interface.md#device-authorization-grant). */
+  readonly deviceApprovals: DeviceApprovalService;
   /** Sends back-channel logouts (docs/interface.md#sessions-and-sign-out); started by the HTTP server. */
   readonly logoutDeliveries: LogoutDeliveryWorker;
 }
@@ -63,6 +66,7 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     totp: new TotpService(store, clock, secretBox, new URL(config.baseUrl).host),
     passkeys: new PasskeyService(store, clock, config.baseUrl),
     pendingSignIns: new PendingSignInService(store, clock),
+    deviceApprovals: new DeviceApprovalService(store, clock),
     audit: new AuditLog(store, clock),
     resetCodes: new ResetCodeService(store, clock),
     logoutDeliveries: new LogoutDeliveryWorker(() => ctx),

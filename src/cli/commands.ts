@@ -83,6 +83,8 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
     name: { type: 'string' },
     emoji: { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
+    // docs/interface.md#device-authorization-grant: the app may use the device grant (then no redirect URI is needed).
+    device: { type: 'boolean' },
   });
   // The app-name rule (src/shared/apps.ts), as the API and the page count it: in code points.
   if (appNameProblem(values.name ?? '') !== undefined) {
@@ -92,13 +94,15 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
   if (!values.emoji || !isSingleEmoji(values.emoji))
     throw new UsageError('--emoji must be exactly one emoji');
   const redirectUris = values['redirect-uri'] ?? [];
-  const problem = redirectUrisProblem(redirectUris);
+  const deviceGrant = values.device === true;
+  const problem = redirectUrisProblem(redirectUris, deviceGrant);
   if (problem) throw new UsageError(`--redirect-uri: ${problem}`);
   await withContext(config, async (ctx) => {
     const { app, clientSecret } = await ctx.apps.create({
       name,
       emoji: values.emoji as string,
       redirectUris,
+      deviceGrant,
     });
     out(JSON.stringify({ client_id: app.clientId, client_secret: clientSecret }));
   });

@@ -7,9 +7,11 @@ commands:
   migrate                                        apply database migrations and exit
   user add --uin N --group G --password-stdin    create a user (G: admin, member or user);
                                                  the password is read from standard input
-  app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...]
+  app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...] [--device]
                                                  register an OAuth application; prints
-                                                 {"client_id","client_secret"} as JSON
+                                                 {"client_id","client_secret"} as JSON;
+                                                 --device allows the device grant (RFC 8628),
+                                                 and then no --redirect-uri is needed
   import-campux --sqlite FILE | --mongo-export DIR
                                                  import users, apps and running bans from the
                                                  previous system (its SQLite file, or the files

@@ -67,6 +67,8 @@ export interface Config {
   /** Seconds without a request after which a session ends (docs/interface.md#sessions-and-sign-out). */
   readonly sessionIdleTtl: number;
   readonly authorizationCodeTtl: number;
+  /** RFC 8628 §3.2 expires_in: how long a device code waits for the user, seconds (60 to 1800). */
+  readonly deviceCodeTtl: number;
   readonly logLevel: LogLevel;
   /**
    * Which proxies' `X-Forwarded-For` entries to believe: `false` (none), a number of hops, or a list of proxy
@@ -316,6 +318,7 @@ export function loadConfig(env: Env): Config {
     sessionTtl: readInteger(env, 'SESSION_TTL', 7 * 24 * 3600, 60, 31_536_000),
     sessionIdleTtl: readInteger(env, 'SESSION_IDLE_TTL', 8 * 3600, 60, 31_536_000),
     authorizationCodeTtl: 600,
+    deviceCodeTtl: readInteger(env, 'DEVICE_CODE_TTL', 600, 60, 1800),
     logLevel: readLogLevel(env),
     trustProxy: readTrustProxy(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),

@@ -79,6 +79,9 @@ export const AUDIT_ACTIONS = [
   'second_factors_removed_by_admin',
   'session_ended',
   'user_signed_out_by_admin',
+  'device_code_entered',
+  'device_approved',
+  'device_denied',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,7 +1,7 @@
 /**
  * The apps table: its queries and its row mappers (docs/architecture.md#storage). `findClient` authenticates
  * every client on the token endpoint, so it is a hand-written statement per database (prepared on SQLite, on
- * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the five columns client
+ * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the six columns client
  * authentication and the grants need; `find`, the whole app, is one too. Writes are on disk before they are answered
  * (`writeDurably`).
  */
@@ -41,6 +41,7 @@ export function toApp(row: AppRow): AppRecord {
         : { at: Number(row.backchannel_logout_last_at), result: row.backchannel_logout_last_result },
     listed: row.listed === 1,
     homepageUrl: row.homepage_url,
+    deviceGrant: row.device_grant === 1,
   };
 }
 
@@ -61,6 +62,7 @@ function appRow(app: AppRecord): AppRow {
     backchannel_logout_last_result: app.backchannelLogoutLast?.result ?? null,
     listed: bit(app.listed ?? false),
     homepage_url: app.homepageUrl ?? null,
+    device_grant: bit(app.deviceGrant ?? false),
   };
 }
 
@@ -90,9 +92,11 @@ interface ClientRow {
   disabled: number;
   allow_refresh_tokens: number;
   allowed_groups: string;
+  device_grant: number;
 }
 
-const CLIENT_COLUMNS = 'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups';
+const CLIENT_COLUMNS =
+  'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups, a.device_grant';
 
 function toClient(row: ClientRow): ClientRecord {
   return {
@@ -102,6 +106,7 @@ function toClient(row: ClientRow): ClientRecord {
     allowRefreshTokens: row.allow_refresh_tokens === 1,
     // Every grant checks it (docs/interface.md#people-groups-and-audit); most apps name none.
     allowedGroups: parseList(row.allowed_groups),
+    deviceGrant: row.device_grant === 1,
   };
 }
 
@@ -155,6 +160,7 @@ export class Apps extends Repository implements AppRepository {
     if (changes.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = changes.backchannelLogoutUri;
     if (changes.listed !== undefined) set.listed = bit(changes.listed);
     if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
+    if (changes.deviceGrant !== undefined) set.device_grant = bit(changes.deviceGrant);
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
     return writeOneDurably(this.connection, query);
@@ -169,6 +175,7 @@ export class Apps extends Repository implements AppRepository {
       'consents',
       'session_apps',
       'logout_deliveries',
+      'device_authorizations',
       'apps',
     ] as const;
     const changes = await writeDurably(

@@ -79,6 +79,8 @@ export interface AppRecord {
   readonly listed?: boolean;
   /** Where the app's launcher tile leads (absent or null: the origin of its first redirect URI). */
   readonly homepageUrl?: string | null;
+  /** docs/interface.md#device-authorization-grant: the app may use RFC 8628's device grant (absent: no). */
+  readonly deviceGrant?: boolean;
 }
 
 /**
@@ -88,7 +90,7 @@ export interface AppRecord {
  */
 export type ClientRecord = Pick<
   AppRecord,
-  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
+  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups' | 'deviceGrant'
 >;
 
 export interface LogoutAttempt {
@@ -317,4 +319,29 @@ export interface AuditQuery {
   /** Only events older than this position in the (at, id) order (keyset pagination). */
   readonly before?: { readonly at: number; readonly id: string } | undefined;
   readonly limit: number;
+}
+
+/** RFC 8628 §3: a device's request waits for the user's decision, then is approved or denied, once. */
+export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
+
+/** A device's request (RFC 8628 §3.1), stored under the keys of its two codes, never the codes. */
+export interface DeviceAuthorizationRecord {
+  /** credentialKey of the device_code; an approval stores its authorization code under the same key. */
+  readonly deviceCodeHash: string;
+  /** SHA-256 hex of the normalized user code. */
+  readonly userCodeHash: string;
+  readonly clientId: string;
+  readonly scope: string | null;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** RFC 8628 §3.5: the current polling interval in seconds (grown by each slow_down). */
+  readonly intervalS: number;
+  readonly lastPolledAt: number | null;
+  readonly status: DeviceAuthorizationStatus;
+  /** Who decided, once decided. */
+  readonly uin: number | null;
+  readonly decidedAt: number | null;
+  /** The device's address and user agent when it asked, shown to the user asked to approve it. */
+  readonly ip: string | null;
+  readonly userAgent: string | null;
 }

@@ -12,6 +12,7 @@ import type {
   ClientRecord,
   ConsentRecord,
   ConsentWithApp,
+  DeviceAuthorizationRecord,
   NewUserRecord,
   PasskeyRecord,
   PendingSignInRecord,
@@ -86,6 +87,7 @@ export interface AppRepository {
         | 'allowedGroups'
         | 'listed'
         | 'homepageUrl'
+        | 'deviceGrant'
       >
     >,
   ): Promise<boolean>;
@@ -289,5 +291,21 @@ export interface PendingSignInRepository {
   fail(idHash: string): Promise<number | undefined>;
   /** Ends it; answers false when it had ended already (so only one request completes it). */
   delete(idHash: string): Promise<boolean>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+/** RFC 8628: device requests, by the keys of their codes (docs/interface.md#device-authorization-grant). */
+export interface DeviceAuthorizationRepository {
+  /** Answers false, storing nothing, when either code's key is taken already (draw new codes). */
+  insert(request: DeviceAuthorizationRecord): Promise<boolean>;
+  findByDeviceCode(deviceCodeHash: string): Promise<DeviceAuthorizationRecord | undefined>;
+  findByUserCode(userCodeHash: string): Promise<DeviceAuthorizationRecord | undefined>;
+  /** Records a poll at `now` and the interval the next one must wait (RFC 8628 §3.5). */
+  recordPoll(deviceCodeHash: string, now: number, intervalS: number): Promise<void>;
+  /**
+   * Approves or denies the request, only if it is still pending and unexpired at `now`; answers whether this
+   * call decided it (of two concurrent decisions, one wins).
+   */
+  decide(userCodeHash: string, decision: 'approved' | 'denied', uin: number, now: number): Promise<boolean>;
   purgeExpired(now: number): Promise<number>;
 }

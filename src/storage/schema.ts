@@ -38,6 +38,8 @@ export interface AppsTable {
   /** 0006-app-launcher: shown to everyone in the launcher (0/1), and where its tile leads. */
   listed: number;
   homepage_url: string | null;
+  /** 0014-device-grant: 0/1, the app may use the Device Authorization Grant (RFC 8628). */
+  device_grant: number;
 }
 
 export interface SessionsTable {
@@ -214,6 +216,23 @@ export interface LogoutDeliveriesTable {
   last_result: string | null;
 }
 
+/** A device's request (RFC 8628 §3.1) awaiting, or after, the user's decision (0014-device-grant). */
+export interface DeviceAuthorizationsTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  client_id: string;
+  scope: string | null;
+  created_at: number;
+  expires_at: number;
+  interval_s: number;
+  last_polled_at: number | null;
+  status: string;
+  uin: number | null;
+  decided_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -233,4 +252,5 @@ export interface Database {
   audit_events: AuditEventsTable;
   session_apps: SessionAppsTable;
   logout_deliveries: LogoutDeliveriesTable;
+  device_authorizations: DeviceAuthorizationsTable;
 }

@@ -9,6 +9,7 @@ import { AuditEvents } from './audit.js';
 import { Codes } from './codes.js';
 import { type Connection, transactionQuerier } from './connection.js';
 import { Consents } from './consents.js';
+import { DeviceAuthorizations } from './device-authorizations.js';
 import { migrationProvider } from './migrations/index.js';
 import { PendingSignIns } from './pending-sign-ins.js';
 import { SecondFactors } from './second-factors.js';
@@ -43,6 +44,7 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     resetCodes: new ResetCodes(connection),
     audit: new AuditEvents(connection),
     logouts: new Logouts(connection, logoutsQueued),
+    deviceAuthorizations: new DeviceAuthorizations(connection),
   };
 }
 
@@ -63,6 +65,7 @@ export class SqlStore implements Store {
   readonly resetCodes: ResetCodes;
   readonly audit: AuditEvents;
   readonly logouts: Logouts;
+  readonly deviceAuthorizations: DeviceAuthorizations;
   private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
@@ -87,6 +90,7 @@ export class SqlStore implements Store {
     this.resetCodes = new ResetCodes(connection);
     this.audit = new AuditEvents(connection);
     this.logouts = new Logouts(connection, logoutsQueued);
+    this.deviceAuthorizations = new DeviceAuthorizations(connection);
   }
 
   /**
@@ -174,6 +178,7 @@ export class SqlStore implements Store {
     // Unfinished ceremonies are not worth a line in the report.
     await this.webAuthnChallenges.purgeExpired(now);
     await this.pendingSignIns.purgeExpired(now);
+    await this.deviceAuthorizations.purgeExpired(now);
     const resetCodes = await this.resetCodes.purgeExpired(now);
     const auditEvents =
       auditRetentionDays === undefined ? 0 : await this.audit.purgeBefore(now - auditRetentionDays * DAY_MS);

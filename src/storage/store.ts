@@ -12,6 +12,7 @@ import type {
   AuditRepository,
   CodeRepository,
   ConsentRepository,
+  DeviceAuthorizationRepository,
   LogoutRepository,
   PendingSignInRepository,
   ResetCodeRepository,
@@ -43,6 +44,7 @@ export interface Repositories {
   readonly resetCodes: ResetCodeRepository;
   readonly audit: AuditRepository;
   readonly logouts: LogoutRepository;
+  readonly deviceAuthorizations: DeviceAuthorizationRepository;
 }
 
 export interface Store extends Repositories {

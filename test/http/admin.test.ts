@@ -173,6 +173,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         backchannel_logout_pending: 0,
         listed: false,
         homepage_url: null,
+        device_grant: false,
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();

@@ -63,6 +63,7 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     backchannelLogoutLast: null,
     listed: false,
     homepageUrl: null,
+    deviceGrant: false,
     ...overrides,
   };
 }
@@ -358,6 +359,8 @@ describeEachDatabase('Store', (database) => {
           secretHash: record.secretHash,
           disabled: true,
           allowRefreshTokens: false,
+          allowedGroups: [],
+          deviceGrant: false,
         });
         await store.apps.update(record.clientId, { disabled: false, allowRefreshTokens: true });
         expect(await store.apps.findClient(record.clientId)).toMatchObject({

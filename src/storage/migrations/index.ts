@@ -7,6 +7,7 @@ import { peopleAudit } from './0005-people-audit.js';
 import { sessionsLogout } from './0003-sessions-logout.js';
 import { appLauncher } from './0006-app-launcher.js';
 import { sharedPendingSignIns } from './0007-shared-pending-sign-ins.js';
+import { deviceGrant } from './0014-device-grant.js';
 
 /** Every migration, in order, compiled into the program (no files read at run time). */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003-sessions-logout': sessionsLogout,
   '0006-app-launcher': appLauncher,
   '0007-shared-pending-sign-ins': sharedPendingSignIns,
+  '0014-device-grant': deviceGrant,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -40,8 +40,8 @@ function checkedHomepageUrl(url: string | null): string | null {
   return url.trim();
 }
 
-function checkedRedirectUris(uris: readonly string[]): string[] {
-  const problem = redirectUrisProblem(uris);
+function checkedRedirectUris(uris: readonly string[], deviceOnly: boolean): string[] {
+  const problem = redirectUrisProblem(uris, deviceOnly);
   if (problem) throw badRequest(problem);
   return [...uris];
 }
@@ -77,13 +77,15 @@ const APP_SETTINGS = {
   ...LOGOUT_FIELDS,
   listed: Type.Optional(Type.Boolean()),
   homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  device_grant: Type.Optional(Type.Boolean()),
 };
 
 const NewAppBody = Type.Object(
   {
     name: Type.String(),
     emoji: Type.String(),
-    redirect_uris: Type.Array(Type.String()),
+    // docs/interface.md#device-authorization-grant: an app with device_grant may have none.
+    redirect_uris: Type.Optional(Type.Array(Type.String())),
     ...APP_SETTINGS,
   },
   { additionalProperties: false },
@@ -144,11 +146,13 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       backchannel_logout_uri,
       listed,
       homepage_url,
+      device_grant,
     } = request.body;
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
-      redirectUris: checkedRedirectUris(redirect_uris),
+      redirectUris: checkedRedirectUris(redirect_uris ?? [], device_grant === true),
+      deviceGrant: device_grant ?? false,
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
       postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
       backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
@@ -170,10 +174,19 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const { client_id: clientId } = request.params;
       const body = request.body;
+      if (body.redirect_uris !== undefined || body.device_grant === false) {
+        // The redirect URIs and the device grant are one rule: no redirect URI only with the device grant.
+        const current = await findApp(clientId);
+        checkedRedirectUris(
+          body.redirect_uris ?? current.redirectUris,
+          body.device_grant ?? current.deviceGrant === true,
+        );
+      }
       const changes: AppChanges = {
         ...(body.name !== undefined && { name: checkedName(body.name) }),
         ...(body.emoji !== undefined && { emoji: checkedEmoji(body.emoji) }),
-        ...(body.redirect_uris !== undefined && { redirectUris: checkedRedirectUris(body.redirect_uris) }),
+        ...(body.redirect_uris !== undefined && { redirectUris: [...body.redirect_uris] }),
+        ...(body.device_grant !== undefined && { deviceGrant: body.device_grant }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
         ...(body.allowed_groups !== undefined && {
@@ -192,7 +205,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (Object.keys(changes).length === 0) {
         throw badRequest(
           'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
-            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url',
+            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, device_grant',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
