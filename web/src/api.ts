@@ -15,6 +15,8 @@ import type {
   AppInfoView,
   AppView,
   ConsentView,
+  DeviceDecisionView,
+  DeviceRequestView,
   MeView,
   PasskeyView,
   PendingSignInView,
@@ -41,6 +43,8 @@ export type {
   AppView,
   AuditEventView,
   ConsentView,
+  DeviceDecisionView,
+  DeviceRequestView,
   MeView,
   SessionView,
   SignedInView,
@@ -237,6 +241,11 @@ export const api = {
 
   // Authorization page
   /** `scope`: what the app asks for now; a remembered consent counts only if it covers all of it. */
+  /** docs/interface.md#device-authorization-grant: the request a device's user code names. */
+  deviceLookup: (userCode: string) =>
+    call<DeviceRequestView>('POST', '/v1/oauth2/device/lookup', { user_code: userCode }),
+  deviceDecision: (userCode: string, allow: boolean) =>
+    call<DeviceDecisionView>('POST', '/v1/oauth2/device/decision', { user_code: userCode, allow }),
   appInfo: (clientId: string, redirectUri: string, scope?: string) =>
     call<AppInfoView>(
       'GET',
@@ -260,6 +269,7 @@ export const api = {
       allowed_groups?: string[];
       listed?: boolean;
       homepage_url?: string | null;
+      device_grant?: boolean;
     } & AppLogoutFields,
   ) => call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
@@ -275,6 +285,7 @@ export const api = {
         | 'allowed_groups'
         | 'listed'
         | 'homepage_url'
+        | 'device_grant'
       >
     > &
       AppLogoutFields,

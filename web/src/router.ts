@@ -44,6 +44,12 @@ export const router = createRouter({
       component: () => import('./pages/LogoutPage.vue'),
       meta: { titleKey: 'titles.logout' },
     },
+    {
+      path: '/device',
+      name: 'device',
+      component: () => import('./pages/DevicePage.vue'),
+      meta: { titleKey: 'titles.device' },
+    },
     { path: '/:pathMatch(.*)*', redirect: '/' },
   ],
 });
