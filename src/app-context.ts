@@ -3,6 +3,7 @@ import type { Config } from './config/config.js';
 import { AppService } from './domain/apps.js';
 import { AuditLog } from './domain/audit.js';
 import { DeviceApprovalService } from './domain/device-approvals.js';
+import { PhoneSignInService } from './domain/phone-sign-ins.js';
 import { LoginThrottle } from './domain/login-throttle.js';
 import { PasskeyService } from './domain/passkeys.js';
 import { PendingSignInService } from './domain/pending-sign-ins.js';
@@ -34,6 +35,8 @@ export interface AppContext {
   readonly pendingSignIns: PendingSignInService;
   /** The user's side of the device grant (docs/interface.md#device-authorization-grant). */
   readonly deviceApprovals: DeviceApprovalService;
+  /** "Sign in with your phone" (docs/interface.md#sign-in-with-your-phone). */
+  readonly phoneSignIns: PhoneSignInService;
   /** Sends back-channel logouts (docs/interface.md#sessions-and-sign-out); started by the HTTP server. */
   readonly logoutDeliveries: LogoutDeliveryWorker;
 }
@@ -67,6 +70,7 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     passkeys: new PasskeyService(store, clock, config.baseUrl),
     pendingSignIns: new PendingSignInService(store, clock),
     deviceApprovals: new DeviceApprovalService(store, clock),
+    phoneSignIns: new PhoneSignInService(store, clock),
     audit: new AuditLog(store, clock),
     resetCodes: new ResetCodeService(store, clock),
     logoutDeliveries: new LogoutDeliveryWorker(() => ctx),

@@ -82,6 +82,7 @@ export const AUDIT_ACTIONS = [
   'device_code_entered',
   'device_approved',
   'device_denied',
+  'phone_sign_in_approved',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -84,7 +84,8 @@ type ExpiringTable =
   | 'refresh_tokens'
   | 'pending_sign_ins'
   | 'webauthn_challenges'
-  | 'device_authorizations';
+  | 'device_authorizations'
+  | 'phone_sign_ins';
 
 /**
  * What every repository of this folder is built on: the connection, the Kysely instance over it, and the

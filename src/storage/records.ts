@@ -321,6 +321,26 @@ export interface AuditQuery {
   readonly limit: number;
 }
 
+/** docs/interface.md#sign-in-with-your-phone: waiting, approved by a phone, ended by a wrong pick, or used. */
+export type PhoneSignInStatus = 'pending' | 'approved' | 'failed' | 'used';
+
+/** A lab computer's request to be signed in by a phone, stored under the hashes of its id and secret. */
+export interface PhoneSignInRecord {
+  readonly idHash: string;
+  readonly secretHash: string;
+  readonly number: number;
+  readonly choices: readonly number[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly status: PhoneSignInStatus;
+  /** The phone's user and how their session signed in, once approved. */
+  readonly uin: number | null;
+  readonly amr: readonly string[] | null;
+  /** The computer's address and browser, shown on the phone. */
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
 /** RFC 8628 §3: a device's request waits for the user's decision, then is approved or denied, once. */
 export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
 

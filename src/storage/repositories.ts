@@ -13,6 +13,7 @@ import type {
   ConsentRecord,
   ConsentWithApp,
   DeviceAuthorizationRecord,
+  PhoneSignInRecord,
   NewUserRecord,
   PasskeyRecord,
   PendingSignInRecord,
@@ -307,5 +308,19 @@ export interface DeviceAuthorizationRepository {
    * call decided it (of two concurrent decisions, one wins).
    */
   decide(userCodeHash: string, decision: 'approved' | 'denied', uin: number, now: number): Promise<boolean>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+/** docs/interface.md#sign-in-with-your-phone: each change is one conditional statement, so each happens once. */
+export interface PhoneSignInRepository {
+  insert(request: PhoneSignInRecord): Promise<void>;
+  findById(idHash: string): Promise<PhoneSignInRecord | undefined>;
+  findBySecret(secretHash: string): Promise<PhoneSignInRecord | undefined>;
+  /** Approves it for `uin` if it is pending and unexpired at `now`; answers whether this call did. */
+  approve(idHash: string, uin: number, amr: readonly string[], now: number): Promise<boolean>;
+  /** Ends a pending request (a wrong pick); answers whether this call did. */
+  fail(idHash: string): Promise<boolean>;
+  /** Marks an approved, unexpired request used; answers whether this call did (the computer signs in once). */
+  use(secretHash: string, now: number): Promise<boolean>;
   purgeExpired(now: number): Promise<number>;
 }

@@ -233,6 +233,21 @@ export interface DeviceAuthorizationsTable {
   user_agent: string | null;
 }
 
+/** A lab computer's "Sign in with your phone" request (0014-device-grant). */
+export interface PhoneSignInsTable {
+  id_hash: string;
+  secret_hash: string;
+  number: number;
+  choices: string;
+  created_at: number;
+  expires_at: number;
+  status: string;
+  uin: number | null;
+  amr: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -253,4 +268,5 @@ export interface Database {
   session_apps: SessionAppsTable;
   logout_deliveries: LogoutDeliveriesTable;
   device_authorizations: DeviceAuthorizationsTable;
+  phone_sign_ins: PhoneSignInsTable;
 }

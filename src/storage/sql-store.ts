@@ -10,6 +10,7 @@ import { Codes } from './codes.js';
 import { type Connection, transactionQuerier } from './connection.js';
 import { Consents } from './consents.js';
 import { DeviceAuthorizations } from './device-authorizations.js';
+import { PhoneSignIns } from './phone-sign-ins.js';
 import { migrationProvider } from './migrations/index.js';
 import { PendingSignIns } from './pending-sign-ins.js';
 import { SecondFactors } from './second-factors.js';
@@ -45,6 +46,7 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     audit: new AuditEvents(connection),
     logouts: new Logouts(connection, logoutsQueued),
     deviceAuthorizations: new DeviceAuthorizations(connection),
+    phoneSignIns: new PhoneSignIns(connection),
   };
 }
 
@@ -66,6 +68,7 @@ export class SqlStore implements Store {
   readonly audit: AuditEvents;
   readonly logouts: Logouts;
   readonly deviceAuthorizations: DeviceAuthorizations;
+  readonly phoneSignIns: PhoneSignIns;
   private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
@@ -91,6 +94,7 @@ export class SqlStore implements Store {
     this.audit = new AuditEvents(connection);
     this.logouts = new Logouts(connection, logoutsQueued);
     this.deviceAuthorizations = new DeviceAuthorizations(connection);
+    this.phoneSignIns = new PhoneSignIns(connection);
   }
 
   /**
@@ -179,6 +183,7 @@ export class SqlStore implements Store {
     await this.webAuthnChallenges.purgeExpired(now);
     await this.pendingSignIns.purgeExpired(now);
     await this.deviceAuthorizations.purgeExpired(now);
+    await this.phoneSignIns.purgeExpired(now);
     const resetCodes = await this.resetCodes.purgeExpired(now);
     const auditEvents =
       auditRetentionDays === undefined ? 0 : await this.audit.purgeBefore(now - auditRetentionDays * DAY_MS);

@@ -13,6 +13,7 @@ import type {
   CodeRepository,
   ConsentRepository,
   DeviceAuthorizationRepository,
+  PhoneSignInRepository,
   LogoutRepository,
   PendingSignInRepository,
   ResetCodeRepository,
@@ -45,6 +46,7 @@ export interface Repositories {
   readonly audit: AuditRepository;
   readonly logouts: LogoutRepository;
   readonly deviceAuthorizations: DeviceAuthorizationRepository;
+  readonly phoneSignIns: PhoneSignInRepository;
 }
 
 export interface Store extends Repositories {

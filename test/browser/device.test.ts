@@ -89,7 +89,7 @@ describe('a classroom screen and a student on a phone', () => {
     expect(await review.textContent()).toContain('Your name');
     expect(await seriousA11yViolations(page)).toEqual([]);
     // Phone-first: nothing wider than the phone.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
     await screenshots(page, 'device-review');
 
     await page.getByRole('button', { name: 'Allow', exact: true }).click();

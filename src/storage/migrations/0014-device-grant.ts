@@ -3,8 +3,9 @@ import { LIFETIME, addColumns, createIndexes, createTable } from './schema-helpe
 
 /**
  * The Device Authorization Grant (RFC 8628; docs/interface.md#device-authorization-grant): a per-app switch,
- * and the device requests waiting for a user's decision. It only adds (a column to apps, which every schema
- * has had since 0001, and a table of its own), so it runs the same whether or not other migrations ran
+ * and the device requests waiting for a user's decision; and "Sign in with your phone"
+ * (docs/interface.md#sign-in-with-your-phone): a lab computer's request that a signed-in phone approves. It only adds (a column to apps, which every schema
+ * has had since 0001, and two tables of its own), so it runs the same whether or not other migrations ran
  * before it. Same SQL on SQLite and PostgreSQL (0/1 integers, epoch-ms bigints).
  */
 export const deviceGrant: Migration = {
@@ -32,5 +33,22 @@ export const deviceGrant: Migration = {
     await createIndexes(db, 'device_authorizations', {
       device_authorizations_expires_at: ['expires_at'],
     });
+    await createTable(db, 'phone_sign_ins', [
+      // SHA-256 hex of the public id the QR code carries.
+      ['id_hash', 'text', 'primary key'],
+      // SHA-256 hex of the secret only the computer holds (its cookie).
+      ['secret_hash', 'text', 'not null unique'],
+      // The two-digit number the computer shows, and the three the phone offers (comma-separated).
+      ['number', 'integer', 'not null'],
+      ['choices', 'text', 'not null'],
+      ...LIFETIME,
+      // pending | approved | failed | used
+      ['status', 'text', 'not null'],
+      ['uin', 'bigint'],
+      ['amr', 'text'],
+      ['ip', 'text'],
+      ['user_agent', 'text'],
+    ]);
+    await createIndexes(db, 'phone_sign_ins', { phone_sign_ins_expires_at: ['expires_at'] });
   },
 };
