@@ -241,6 +241,22 @@ export const api = {
 
   // Authorization page
   /** `scope`: what the app asks for now; a remembered consent counts only if it covers all of it. */
+  /** docs/interface.md#sign-in-with-your-phone: the computer's side. */
+  phoneSignInStart: () =>
+    call<{ id: string; number: number; scan_url: string; expires_at: string }>(
+      'POST',
+      '/v1/account/phone-sign-in',
+    ),
+  phoneSignInPoll: () =>
+    call<{ status: 'pending' | 'failed' | 'expired' | 'approved' }>('POST', '/v1/account/phone-sign-in/poll'),
+  /** The phone's side. */
+  phoneSignInLook: (id: string) =>
+    call<{ ip: string | null; user_agent: string | null; created_at: string; choices: number[] }>(
+      'GET',
+      `/v1/account/phone-sign-in/${enc(id)}`,
+    ),
+  phoneSignInApprove: (id: string, number: number) =>
+    call<Record<string, never>>('POST', `/v1/account/phone-sign-in/${enc(id)}/approve`, { number }),
   /** docs/interface.md#device-authorization-grant: the request a device's user code names. */
   deviceLookup: (userCode: string) =>
     call<DeviceRequestView>('POST', '/v1/oauth2/device/lookup', { user_code: userCode }),

@@ -50,6 +50,12 @@ export const router = createRouter({
       component: () => import('./pages/DevicePage.vue'),
       meta: { titleKey: 'titles.device' },
     },
+    {
+      path: '/scan',
+      name: 'scan',
+      component: () => import('./pages/ScanPage.vue'),
+      meta: { titleKey: 'titles.scan' },
+    },
     { path: '/:pathMatch(.*)*', redirect: '/' },
   ],
 });

@@ -351,6 +351,27 @@ const en = {
     delivered: 'delivered',
     waiting: '{n} waiting',
   },
+  phone: {
+    start: 'Sign in with your phone',
+    title: 'Sign in with your phone',
+    intro: 'On your phone, signed in to campus sign-in, scan this code and pick the number below.',
+    qrAlt: 'QR code to scan with your phone',
+    numberLabel: 'Pick this number on your phone:',
+    refreshed: 'The last request ended. Scan the new code.',
+    back: 'Sign in with a password instead',
+    scanTitle: 'Sign in a computer',
+    scanIntro: 'A computer asks to be signed in as you. Only continue if it is the computer in front of you.',
+    computer: 'Computer: {browser}, address {ip}',
+    pick: 'Pick the number shown on that computer:',
+    pickNumber: 'Number {n}',
+    doneTitle: 'The computer is signed in',
+    doneBody: 'It is a shared-computer session: sign out there when you leave.',
+    wrongTitle: 'Wrong number: request ended',
+    wrongBody:
+      'For safety the request is ended. The computer shows a new code; scan it again if you want to sign in.',
+    goneTitle: 'This request is over',
+    goneBody: 'It expired or was used. Scan the new code on the computer.',
+  },
   device: {
     title: 'Connect a device',
     intro: 'Enter the code shown on the screen (a classroom display, smart board or TV).',
@@ -377,6 +398,7 @@ const en = {
   },
   titles: {
     home: 'Home',
+    scan: 'Sign in a computer',
     device: 'Connect a device',
     reset: 'Set a new password',
     logout: 'Sign out',
@@ -591,6 +613,7 @@ const en = {
       device_code_entered: 'Device code entered',
       device_approved: 'Device allowed',
       device_denied: 'Device denied',
+      phone_sign_in_approved: 'Computer signed in with a phone',
     },
     outcomes: {
       success: 'Success',
