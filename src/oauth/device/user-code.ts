@@ -1,7 +1,7 @@
 /**
  * RFC 8628 §6.1 user codes: 8 letters of an alphabet without vowels (no words, no 0/O or 1/I mix-ups),
- * shown as `WDJB-MJHT`; typed in any case, with or without dashes and spaces. Shared with the page's own
- * rules: docs/interface.md#device-authorization-grant.
+ * shown as `WDJB-MJHT`; typed in any case, with or without dashes and spaces
+ * (docs/interface.md#device-authorization-grant).
  */
 import { randomInt } from 'node:crypto';
 import { sha256Hex } from '../../domain/crypto.js';
