@@ -4,6 +4,8 @@ import { AppService } from './domain/apps.js';
 import { AuditLog } from './domain/audit.js';
 import { Directory } from './domain/directory.js';
 import { PasswordVerifier } from './domain/password-verifier.js';
+import { DeviceApprovalService } from './domain/device-approvals.js';
+import { PhoneSignInService } from './domain/phone-sign-ins.js';
 import { LoginThrottle } from './domain/login-throttle.js';
 import { PasskeyService } from './domain/passkeys.js';
 import { PendingSignInService } from './domain/pending-sign-ins.js';
@@ -39,6 +41,10 @@ export interface AppContext {
   readonly totp: TotpService;
   readonly passkeys: PasskeyService;
   readonly pendingSignIns: PendingSignInService;
+  /** The user's side of the device grant (docs/interface.md#device-authorization-grant). */
+  readonly deviceApprovals: DeviceApprovalService;
+  /** "Sign in with your phone" (docs/interface.md#sign-in-with-your-phone). */
+  readonly phoneSignIns: PhoneSignInService;
   /** Sends back-channel logouts (docs/interface.md#sessions-and-sign-out); started by the HTTP server. */
   readonly logoutDeliveries: LogoutDeliveryWorker;
 }
@@ -79,6 +85,8 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     totp: new TotpService(store, clock, secretBox, new URL(config.baseUrl).host),
     passkeys: new PasskeyService(store, clock, config.baseUrl),
     pendingSignIns: new PendingSignInService(store, clock),
+    deviceApprovals: new DeviceApprovalService(store, clock),
+    phoneSignIns: new PhoneSignInService(store, clock),
     audit: new AuditLog(store, clock),
     resetCodes: new ResetCodeService(store, clock),
     logoutDeliveries: new LogoutDeliveryWorker(() => ctx),

@@ -91,6 +91,8 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
     emoji: { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
     'cas-service': { type: 'string', multiple: true },
+    // docs/interface.md#device-authorization-grant: the app may use the device grant (then no redirect URI is needed).
+    device: { type: 'boolean' },
   });
   // The app-name rule (src/shared/apps.ts), as the API and the page count it: in code points.
   if (appNameProblem(values.name ?? '') !== undefined) {
@@ -104,8 +106,12 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
   const casServices = values['cas-service'] ?? [];
   const casProblem = casServicesProblem(casServices);
   if (casProblem) throw new UsageError(`--cas-service: ${casProblem}`);
+  // docs/interface.md#device-authorization-grant: a device-only app needs none either.
+  const deviceGrant = values.device === true;
   const problem =
-    casServices.length > 0 && redirectUris.length === 0 ? undefined : redirectUrisProblem(redirectUris);
+    casServices.length > 0 && redirectUris.length === 0
+      ? undefined
+      : redirectUrisProblem(redirectUris, deviceGrant);
   if (problem) throw new UsageError(`--redirect-uri: ${problem}`);
   await withContext(config, async (ctx) => {
     const { app, clientSecret } = await ctx.apps.create({
@@ -113,6 +119,7 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
       emoji: values.emoji as string,
       redirectUris,
       casServices,
+      deviceGrant,
     });
     out(JSON.stringify({ client_id: app.clientId, client_secret: clientSecret }));
   });

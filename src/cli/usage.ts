@@ -7,11 +7,13 @@ commands:
   migrate                                        apply database migrations and exit
   user add --uin N --group G --password-stdin    create a user (G: admin, member or user);
                                                  the password is read from standard input
-  app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...] [--cas-service URL ...]
+  app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...] [--cas-service URL ...] [--device]
                                                  register an OAuth application; prints
                                                  {"client_id","client_secret"} as JSON;
                                                  --cas-service (repeatable) registers a CAS
-                                                 service URL (then --redirect-uri is optional)
+                                                 service URL (then --redirect-uri is optional);
+                                                 --device allows the device grant (RFC 8628),
+                                                 and then no --redirect-uri is needed
   app list                                       the apps, one JSON line each: client_id, name,
                                                  emoji, disabled, redirect_uris, cas_services
   import-campux --sqlite FILE | --mongo-export DIR [--keep-redirect-uri URI ...]

@@ -70,6 +70,8 @@ export interface Config {
   readonly authorizationCodeTtl: number;
   /** Seconds a CAS service ticket may wait for validation (docs/interface.md#cas-protocol). */
   readonly casTicketTtl: number;
+  /** RFC 8628 §3.2 expires_in: how long a device code waits for the user, seconds (60 to 1800). */
+  readonly deviceCodeTtl: number;
   readonly logLevel: LogLevel;
   /**
    * Which proxies' `X-Forwarded-For` entries to believe: `false` (none), a number of hops, or a list of proxy
@@ -331,6 +333,7 @@ export function loadConfig(env: Env): Config {
     sessionIdleTtl: readInteger(env, 'SESSION_IDLE_TTL', 8 * 3600, 60, 31_536_000),
     authorizationCodeTtl: 600,
     casTicketTtl: readInteger(env, 'CAS_TICKET_TTL', 10, 1, 300),
+    deviceCodeTtl: readInteger(env, 'DEVICE_CODE_TTL', 600, 60, 1800),
     logLevel: readLogLevel(env),
     trustProxy: readTrustProxy(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),

@@ -3,6 +3,7 @@ import type { AppRecord, AppRepository, ClientRecord, Store } from '../storage/s
 import type { AppView } from '../shared/views.js';
 import { appNameProblem, normalizedAppName } from '../shared/apps.js';
 import { enforce } from './rule-violation.js';
+import { redirectUrisProblem } from './redirect-uris.js';
 import { endUseByUsersNoLongerAllowed } from './app-access.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
@@ -26,6 +27,7 @@ export function appView(app: AppRecord): AppView {
     listed: app.listed ?? false,
     homepage_url: app.homepageUrl ?? null,
     cas_services: app.casServices ?? [],
+    device_grant: app.deviceGrant ?? false,
   };
 }
 
@@ -49,6 +51,8 @@ export interface NewApp {
   readonly listed?: boolean;
   readonly homepageUrl?: string | null;
   readonly casServices?: readonly string[];
+  /** docs/interface.md#device-authorization-grant: the app may use the device grant (RFC 8628). */
+  readonly deviceGrant?: boolean;
 }
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
@@ -66,6 +70,9 @@ export class AppService {
   async create(input: NewApp): Promise<{ app: AppRecord; clientSecret: string }> {
     // The app-name rule, whatever the path (API, command line, page); a route's check is a first filter.
     enforce(appNameProblem(input.name));
+    // Every app redirects somewhere, unless it uses the device grant or CAS services instead.
+    const noneNeeded = input.deviceGrant === true || (input.casServices ?? []).length > 0;
+    enforce(redirectUrisProblem(input.redirectUris, noneNeeded));
     for (;;) {
       const clientSecret = newClientSecret();
       const app: AppRecord = {
@@ -84,6 +91,7 @@ export class AppService {
         listed: input.listed ?? false,
         homepageUrl: input.homepageUrl ?? null,
         casServices: [...(input.casServices ?? [])],
+        deviceGrant: input.deviceGrant ?? false,
       };
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };

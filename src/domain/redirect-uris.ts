@@ -32,9 +32,14 @@ export function redirectUriProblem(uri: string): string | undefined {
   return problem && PROBLEM_MESSAGES[problem];
 }
 
-/** Validates a list for registration; answers the first problem, naming the URI. */
-export function redirectUrisProblem(uris: readonly string[]): string | undefined {
-  if (uris.length < 1) return 'at least one redirect URI is required';
+/**
+ * Validates a list for registration; answers the first problem, naming the URI. An app that only uses the
+ * device grant (`deviceOnly`: docs/interface.md#device-authorization-grant) never redirects, so it may have none.
+ */
+export function redirectUrisProblem(uris: readonly string[], deviceOnly = false): string | undefined {
+  if (uris.length < 1 && !deviceOnly) {
+    return 'at least one redirect URI is required (an app with device_grant may have none)';
+  }
   if (uris.length > MAX_REDIRECT_URIS) return `at most ${MAX_REDIRECT_URIS} redirect URIs are allowed`;
   if (new Set(uris).size !== uris.length) return 'redirect URIs must not repeat';
   for (const uri of uris) {

@@ -24,7 +24,10 @@ export type OAuthErrorCode =
   | 'login_required'
   | 'consent_required'
   | 'request_not_supported'
-  | 'request_uri_not_supported';
+  | 'request_uri_not_supported'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 /**
  * RFC 6749 §4.1.2.1, §4.2.2.1 and §5.2: `error_description` is limited to %x20-21 / %x23-5B / %x5D-7E, so no
@@ -188,4 +191,32 @@ export class InvalidClientOrRedirect extends OAuthError {
   get envelopeData(): { reason: InvalidLinkReason; name?: string } {
     return this.appName === undefined ? { reason: this.reason } : { reason: this.reason, name: this.appName };
   }
+}
+
+/** RFC 8628 §3.5 authorization_pending: the user has not decided yet; poll again after the interval. */
+export class AuthorizationPending extends OAuthError {
+  readonly error = 'authorization_pending';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
+}
+
+/** RFC 8628 §3.5 slow_down: polled too soon; "the interval MUST be increased by 5 seconds". */
+export class SlowDown extends OAuthError {
+  readonly error = 'slow_down';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
+}
+
+/** RFC 8628 §3.5 expired_token: "The device_code has expired". */
+export class ExpiredToken extends OAuthError {
+  readonly error = 'expired_token';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
+}
+
+/** RFC 8628 §3.5 access_denied at the token endpoint: the user denied the request (RFC 6749 §5.2: 400). */
+export class DeviceAccessDenied extends OAuthError {
+  readonly error = 'access_denied';
+  readonly status = 400;
+  readonly envelopeCode = EnvelopeCode.InvalidClientOrGrant;
 }

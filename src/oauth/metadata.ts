@@ -2,6 +2,7 @@
  * RFC 8414 authorization server metadata (also served as OpenID Connect Discovery 1.0 §3).
  */
 import type { Config } from '../config/config.js';
+import { DEVICE_CODE_GRANT_TYPE } from './device/device-authorization.js';
 import { CODE_CHALLENGE_METHODS } from './pkce.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 import { ID_TOKEN_ALGS } from './signing-keys.js';
@@ -19,6 +20,8 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     jwks_uri: `${base}/.well-known/jwks.json`,
     revocation_endpoint: `${base}/v1/oauth2/revoke`,
     introspection_endpoint: `${base}/v1/oauth2/introspect`,
+    // RFC 8628 §4: the device authorization endpoint (docs/interface.md#device-authorization-grant).
+    device_authorization_endpoint: `${base}/v1/oauth2/device_authorization`,
     // OpenID Connect RP-Initiated Logout 1.0 §2.1 and Back-Channel Logout 1.0 §2.1.
     end_session_endpoint: `${base}/v1/oauth2/logout`,
     backchannel_logout_supported: true,
@@ -26,7 +29,7 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE],
     code_challenge_methods_supported: [...CODE_CHALLENGE_METHODS],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,

@@ -82,6 +82,10 @@ export const AUDIT_ACTIONS = [
   'user_signed_out_by_admin',
   'cas_ticket_issued',
   'cas_ticket_validated',
+  'device_code_entered',
+  'device_approved',
+  'device_denied',
+  'phone_sign_in_approved',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

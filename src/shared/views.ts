@@ -74,6 +74,8 @@ export interface AppView {
   readonly listed: boolean;
   /** Where its launcher tile leads; null: the origin of its first redirect URI. */
   readonly homepage_url: string | null;
+  /** May use the Device Authorization Grant, RFC 8628 (docs/interface.md#device-authorization-grant). */
+  readonly device_grant: boolean;
   /** docs/interface.md#cas-protocol: the CAS service URLs registered for it. */
   readonly cas_services: readonly string[];
 }
@@ -105,6 +107,30 @@ export interface SessionView {
 }
 
 /** What the consent page shows about the app asking (`GET /v1/oauth2/app-info`). */
+/**
+ * A device's request as the #/device page shows it before the user decides
+ * (docs/interface.md#device-authorization-grant).
+ */
+export interface DeviceRequestView {
+  readonly client_id: string;
+  readonly name: string;
+  readonly emoji: string;
+  /** The scope the device asks for, space-separated, or null (none). */
+  readonly scope: string | null;
+  /** When and from where the device asked (RFC 8628 §5.4: the user checks it is the screen in front of them). */
+  readonly requested_at: string;
+  readonly ip: string | null;
+  readonly user_agent: string | null;
+  readonly expires_at: string;
+}
+
+/** What deciding a device's request answers. */
+export interface DeviceDecisionView {
+  readonly decision: 'allowed' | 'denied';
+  readonly name: string;
+  readonly emoji: string;
+}
+
 export interface AppInfoView {
   readonly client_id: string;
   readonly name: string;

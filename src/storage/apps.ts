@@ -1,7 +1,7 @@
 /**
  * The apps table: its queries and its row mappers (docs/architecture.md#storage). `findClient` authenticates
  * every client on the token endpoint, so it is a hand-written statement per database (prepared on SQLite, on
- * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the five columns client
+ * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the six columns client
  * authentication and the grants need; `find`, the whole app, is one too. Writes are on disk before they are answered
  * (`writeDurably`).
  */
@@ -42,6 +42,7 @@ export function toApp(row: AppRow): AppRecord {
     listed: row.listed === 1,
     homepageUrl: row.homepage_url,
     casServices: parseList(row.cas_services),
+    deviceGrant: row.device_grant === 1,
   };
 }
 
@@ -63,6 +64,7 @@ function appRow(app: AppRecord): AppRow {
     listed: bit(app.listed ?? false),
     homepage_url: app.homepageUrl ?? null,
     cas_services: JSON.stringify(app.casServices ?? []),
+    device_grant: bit(app.deviceGrant ?? false),
   };
 }
 
@@ -92,9 +94,11 @@ interface ClientRow {
   disabled: number;
   allow_refresh_tokens: number;
   allowed_groups: string;
+  device_grant: number;
 }
 
-const CLIENT_COLUMNS = 'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups';
+const CLIENT_COLUMNS =
+  'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups, a.device_grant';
 
 function toClient(row: ClientRow): ClientRecord {
   return {
@@ -104,6 +108,7 @@ function toClient(row: ClientRow): ClientRecord {
     allowRefreshTokens: row.allow_refresh_tokens === 1,
     // Every grant checks it (docs/interface.md#people-groups-and-audit); most apps name none.
     allowedGroups: parseList(row.allowed_groups),
+    deviceGrant: row.device_grant === 1,
   };
 }
 
@@ -158,6 +163,7 @@ export class Apps extends Repository implements AppRepository {
     if (changes.listed !== undefined) set.listed = bit(changes.listed);
     if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
     if (changes.casServices !== undefined) set.cas_services = JSON.stringify(changes.casServices);
+    if (changes.deviceGrant !== undefined) set.device_grant = bit(changes.deviceGrant);
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
     return writeOneDurably(this.connection, query);
@@ -173,6 +179,7 @@ export class Apps extends Repository implements AppRepository {
       'session_apps',
       'logout_deliveries',
       'cas_tickets',
+      'device_authorizations',
       'apps',
     ] as const;
     const changes = await writeDurably(

@@ -79,7 +79,13 @@ export function transactionQuerier(trx: Kysely<Database>): PostgresQuerier {
 
 /** The tables whose rows are dead once `expires_at` has passed, and are then only purged. */
 type ExpiringTable =
-  'authorization_codes' | 'access_tokens' | 'refresh_tokens' | 'pending_sign_ins' | 'webauthn_challenges';
+  | 'authorization_codes'
+  | 'access_tokens'
+  | 'refresh_tokens'
+  | 'pending_sign_ins'
+  | 'webauthn_challenges'
+  | 'device_authorizations'
+  | 'phone_sign_ins';
 
 /**
  * What every repository of this folder is built on: the connection, the Kysely instance over it, and the

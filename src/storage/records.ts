@@ -90,6 +90,8 @@ export interface AppRecord {
   readonly homepageUrl?: string | null;
   /** docs/interface.md#cas-protocol: the CAS service URLs registered for it, canonical (absent: none). */
   readonly casServices?: readonly string[];
+  /** docs/interface.md#device-authorization-grant: the app may use RFC 8628's device grant (absent: no). */
+  readonly deviceGrant?: boolean;
 }
 
 /**
@@ -99,7 +101,7 @@ export interface AppRecord {
  */
 export type ClientRecord = Pick<
   AppRecord,
-  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups'
+  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups' | 'deviceGrant'
 >;
 
 export interface LogoutAttempt {
@@ -353,3 +355,47 @@ export interface CasTicketRecord {
 }
 /** How work that runs one at a time (`Store.exclusive`) went: done, or not started because it runs elsewhere. */
 export type Exclusive<T> = { readonly ran: true; readonly value: T } | { readonly ran: false };
+/** docs/interface.md#sign-in-with-your-phone: waiting, approved by a phone, ended by a wrong pick, or used. */
+export type PhoneSignInStatus = 'pending' | 'approved' | 'failed' | 'used';
+
+/** A lab computer's request to be signed in by a phone, stored under the hashes of its id and secret. */
+export interface PhoneSignInRecord {
+  readonly idHash: string;
+  readonly secretHash: string;
+  readonly number: number;
+  readonly choices: readonly number[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly status: PhoneSignInStatus;
+  /** The phone's user and how their session signed in, once approved. */
+  readonly uin: number | null;
+  readonly amr: readonly string[] | null;
+  /** The computer's address and browser, shown on the phone. */
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+/** RFC 8628 §3: a device's request waits for the user's decision, then is approved or denied, once. */
+export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
+
+/** A device's request (RFC 8628 §3.1), stored under the keys of its two codes, never the codes. */
+export interface DeviceAuthorizationRecord {
+  /** credentialKey of the device_code; an approval stores its authorization code under the same key. */
+  readonly deviceCodeHash: string;
+  /** SHA-256 hex of the normalized user code. */
+  readonly userCodeHash: string;
+  readonly clientId: string;
+  readonly scope: string | null;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** RFC 8628 §3.5: the current polling interval in seconds (grown by each slow_down). */
+  readonly intervalS: number;
+  readonly lastPolledAt: number | null;
+  readonly status: DeviceAuthorizationStatus;
+  /** Who decided, once decided. */
+  readonly uin: number | null;
+  readonly decidedAt: number | null;
+  /** The device's address and user agent when it asked, shown to the user asked to approve it. */
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}

@@ -13,6 +13,8 @@ import type {
   ClientRecord,
   ConsentRecord,
   ConsentWithApp,
+  DeviceAuthorizationRecord,
+  PhoneSignInRecord,
   NewUserRecord,
   PasskeyRecord,
   PendingSignInRecord,
@@ -102,6 +104,7 @@ export interface AppRepository {
         | 'listed'
         | 'homepageUrl'
         | 'casServices'
+        | 'deviceGrant'
       >
     >,
   ): Promise<boolean>;
@@ -351,5 +354,35 @@ export interface CasTicketRepository {
   /** Whether the session already received a ticket marked `fromNewLogin` (a sign-in counts once). */
   hasNewLoginTicket(sid: string): Promise<boolean>;
   /** Forgets unvalidated tickets past their expiry and tickets of sessions that are gone. */
+  purgeExpired(now: number): Promise<number>;
+}
+
+/** RFC 8628: device requests, by the keys of their codes (docs/interface.md#device-authorization-grant). */
+export interface DeviceAuthorizationRepository {
+  /** Answers false, storing nothing, when either code's key is taken already (draw new codes). */
+  insert(request: DeviceAuthorizationRecord): Promise<boolean>;
+  findByDeviceCode(deviceCodeHash: string): Promise<DeviceAuthorizationRecord | undefined>;
+  findByUserCode(userCodeHash: string): Promise<DeviceAuthorizationRecord | undefined>;
+  /** Records a poll at `now` and the interval the next one must wait (RFC 8628 §3.5). */
+  recordPoll(deviceCodeHash: string, now: number, intervalS: number): Promise<void>;
+  /**
+   * Approves or denies the request, only if it is still pending and unexpired at `now`; answers whether this
+   * call decided it (of two concurrent decisions, one wins).
+   */
+  decide(userCodeHash: string, decision: 'approved' | 'denied', uin: number, now: number): Promise<boolean>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+/** docs/interface.md#sign-in-with-your-phone: each change is one conditional statement, so each happens once. */
+export interface PhoneSignInRepository {
+  insert(request: PhoneSignInRecord): Promise<void>;
+  findById(idHash: string): Promise<PhoneSignInRecord | undefined>;
+  findBySecret(secretHash: string): Promise<PhoneSignInRecord | undefined>;
+  /** Approves it for `uin` if it is pending and unexpired at `now`; answers whether this call did. */
+  approve(idHash: string, uin: number, amr: readonly string[], now: number): Promise<boolean>;
+  /** Ends a pending request (a wrong pick); answers whether this call did. */
+  fail(idHash: string): Promise<boolean>;
+  /** Marks an approved, unexpired request used; answers whether this call did (the computer signs in once). */
+  use(secretHash: string, now: number): Promise<boolean>;
   purgeExpired(now: number): Promise<number>;
 }

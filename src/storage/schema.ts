@@ -42,6 +42,8 @@ export interface AppsTable {
   homepage_url: string | null;
   /** 0012-cas: JSON array of canonical CAS service URLs. */
   cas_services: string;
+  /** 0014-device-grant: 0/1, the app may use the Device Authorization Grant (RFC 8628). */
+  device_grant: number;
 }
 
 export interface SessionsTable {
@@ -246,6 +248,38 @@ export interface SecondFactorSignInsTable {
   signed_in_at: number;
 }
 
+/** A device's request (RFC 8628 §3.1) awaiting, or after, the user's decision (0014-device-grant). */
+export interface DeviceAuthorizationsTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  client_id: string;
+  scope: string | null;
+  created_at: number;
+  expires_at: number;
+  interval_s: number;
+  last_polled_at: number | null;
+  status: string;
+  uin: number | null;
+  decided_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** A lab computer's "Sign in with your phone" request (0014-device-grant). */
+export interface PhoneSignInsTable {
+  id_hash: string;
+  secret_hash: string;
+  number: number;
+  choices: string;
+  created_at: number;
+  expires_at: number;
+  status: string;
+  uin: number | null;
+  amr: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -267,4 +301,6 @@ export interface Database {
   logout_deliveries: LogoutDeliveriesTable;
   second_factor_sign_ins: SecondFactorSignInsTable;
   cas_tickets: CasTicketsTable;
+  device_authorizations: DeviceAuthorizationsTable;
+  phone_sign_ins: PhoneSignInsTable;
 }

@@ -11,6 +11,8 @@ import { Codes } from './codes.js';
 import { type Connection, transactionQuerier } from './connection.js';
 import { Consents } from './consents.js';
 import { ExclusiveWork } from './exclusive.js';
+import { DeviceAuthorizations } from './device-authorizations.js';
+import { PhoneSignIns } from './phone-sign-ins.js';
 import { migrationProvider } from './migrations/index.js';
 import { PendingSignIns } from './pending-sign-ins.js';
 import { SecondFactors } from './second-factors.js';
@@ -48,6 +50,8 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     audit: new AuditEvents(connection),
     logouts: new Logouts(connection, logoutsQueued),
     casTickets: new CasTickets(connection),
+    deviceAuthorizations: new DeviceAuthorizations(connection),
+    phoneSignIns: new PhoneSignIns(connection),
   };
 }
 
@@ -70,6 +74,8 @@ export class SqlStore implements Store {
   readonly logouts: Logouts;
   readonly casTickets: CasTickets;
   private readonly exclusiveWork: ExclusiveWork;
+  readonly deviceAuthorizations: DeviceAuthorizations;
+  readonly phoneSignIns: PhoneSignIns;
   private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
@@ -96,6 +102,8 @@ export class SqlStore implements Store {
     this.logouts = new Logouts(connection, logoutsQueued);
     this.casTickets = new CasTickets(connection);
     this.exclusiveWork = new ExclusiveWork(connection);
+    this.deviceAuthorizations = new DeviceAuthorizations(connection);
+    this.phoneSignIns = new PhoneSignIns(connection);
   }
 
   exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>> {
@@ -208,6 +216,8 @@ export class SqlStore implements Store {
     // Unfinished ceremonies are not worth a line in the report.
     await this.webAuthnChallenges.purgeExpired(now);
     await this.pendingSignIns.purgeExpired(now);
+    await this.deviceAuthorizations.purgeExpired(now);
+    await this.phoneSignIns.purgeExpired(now);
     const resetCodes = await this.resetCodes.purgeExpired(now);
     const auditEvents =
       auditRetentionDays === undefined ? 0 : await this.audit.purgeBefore(now - auditRetentionDays * DAY_MS);

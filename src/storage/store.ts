@@ -13,6 +13,8 @@ import type {
   CasTicketRepository,
   CodeRepository,
   ConsentRepository,
+  DeviceAuthorizationRepository,
+  PhoneSignInRepository,
   LogoutRepository,
   PendingSignInRepository,
   ResetCodeRepository,
@@ -45,6 +47,8 @@ export interface Repositories {
   readonly audit: AuditRepository;
   readonly logouts: LogoutRepository;
   readonly casTickets: CasTicketRepository;
+  readonly deviceAuthorizations: DeviceAuthorizationRepository;
+  readonly phoneSignIns: PhoneSignInRepository;
 }
 
 export interface Store extends Repositories {

@@ -154,6 +154,21 @@ describe('campus-sso app add', () => {
     });
   });
 
+  it('registers a device-only app with --device and no redirect URI; without --device one is required', async () => {
+    const result = await cli(['app', 'add', '--name', 'Classroom screen', '--emoji', '📺', '--device']);
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout) as { client_id: string };
+    await withContext(async (ctx) => {
+      expect(await ctx.store.apps.find(printed.client_id)).toMatchObject({
+        deviceGrant: true,
+        redirectUris: [],
+      });
+    });
+    const refused = await cli(['app', 'add', '--name', 'Web', '--emoji', '🌐']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('at least one redirect URI is required');
+  });
+
   it('counts the name in code points, as the API and the page do: 64 emoji pass, 65 are refused', async () => {
     const args = (name: string) => [
       'app',

@@ -180,6 +180,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         listed: false,
         homepage_url: null,
         cas_services: [],
+        device_grant: false,
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();

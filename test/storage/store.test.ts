@@ -65,6 +65,7 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     listed: false,
     homepageUrl: null,
     casServices: [],
+    deviceGrant: false,
     ...overrides,
   };
 }
@@ -365,6 +366,7 @@ describeEachDatabase('Store', (database) => {
           disabled: true,
           allowRefreshTokens: false,
           allowedGroups: ['teachers'],
+          deviceGrant: false,
         });
         await store.apps.update(record.clientId, { disabled: false, allowRefreshTokens: true });
         expect(await store.apps.findClient(record.clientId)).toMatchObject({

@@ -17,6 +17,8 @@ import type {
   AuthorizationRequestError,
   CasServiceInfoView,
   ConsentView,
+  DeviceDecisionView,
+  DeviceRequestView,
   MeView,
   PasskeyView,
   PendingSignInView,
@@ -45,6 +47,8 @@ export type {
   AuthorizationRequestError,
   CasServiceInfoView,
   ConsentView,
+  DeviceDecisionView,
+  DeviceRequestView,
   MeView,
   SessionView,
   SignedInView,
@@ -241,6 +245,27 @@ export const api = {
   branding: () => call<BrandingView>('GET', '/v1/branding'),
 
   // Authorization page
+  /** docs/interface.md#sign-in-with-your-phone: the computer's side. */
+  phoneSignInStart: () =>
+    call<{ id: string; number: number; scan_url: string; expires_at: string }>(
+      'POST',
+      '/v1/account/phone-sign-in',
+    ),
+  phoneSignInPoll: () =>
+    call<{ status: 'pending' | 'failed' | 'expired' | 'approved' }>('POST', '/v1/account/phone-sign-in/poll'),
+  /** The phone's side. */
+  phoneSignInLook: (id: string) =>
+    call<{ ip: string | null; user_agent: string | null; created_at: string; choices: number[] }>(
+      'GET',
+      `/v1/account/phone-sign-in/${enc(id)}`,
+    ),
+  phoneSignInApprove: (id: string, number: number) =>
+    call<Record<string, never>>('POST', `/v1/account/phone-sign-in/${enc(id)}/approve`, { number }),
+  /** docs/interface.md#device-authorization-grant: the request a device's user code names. */
+  deviceLookup: (userCode: string) =>
+    call<DeviceRequestView>('POST', '/v1/oauth2/device/lookup', { user_code: userCode }),
+  deviceDecision: (userCode: string, allow: boolean) =>
+    call<DeviceDecisionView>('POST', '/v1/oauth2/device/decision', { user_code: userCode, allow }),
   /**
    * The whole request, as the app sent it (an empty `state` too): `scope` is what the app asks for now (a
    * remembered consent counts only if it covers all of it), and the rest is checked so that an error shows
@@ -278,6 +303,7 @@ export const api = {
       listed?: boolean;
       homepage_url?: string | null;
       cas_services?: string[];
+      device_grant?: boolean;
     } & AppLogoutFields,
   ) => call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
@@ -293,6 +319,7 @@ export const api = {
         | 'allowed_groups'
         | 'listed'
         | 'homepage_url'
+        | 'device_grant'
       >
     > & { cas_services?: string[] } & AppLogoutFields,
   ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),

@@ -51,6 +51,18 @@ export const router = createRouter({
       component: () => import('./pages/LogoutPage.vue'),
       meta: { titleKey: 'titles.logout' },
     },
+    {
+      path: '/device',
+      name: 'device',
+      component: () => import('./pages/DevicePage.vue'),
+      meta: { titleKey: 'titles.device' },
+    },
+    {
+      path: '/scan',
+      name: 'scan',
+      component: () => import('./pages/ScanPage.vue'),
+      meta: { titleKey: 'titles.scan' },
+    },
     { path: '/:pathMatch(.*)*', redirect: '/' },
   ],
 });

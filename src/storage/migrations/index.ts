@@ -10,6 +10,7 @@ import { sharedPendingSignIns } from './0007-shared-pending-sign-ins.js';
 import { secondFactorTrust } from './0009-second-factor-trust.js';
 import { cas } from './0012-cas.js';
 import { userSource } from './0013-user-source.js';
+import { deviceGrant } from './0014-device-grant.js';
 
 /**
  * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
@@ -28,6 +29,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0009-second-factor-trust': secondFactorTrust,
   '0012-cas': cas,
   '0013-user-source': userSource,
+  '0014-device-grant': deviceGrant,
 };
 
 export const migrationProvider: MigrationProvider = {

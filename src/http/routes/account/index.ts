@@ -4,6 +4,7 @@ import { consentRoutes } from './consents.js';
 import { launcherRoutes } from './launcher.js';
 import { loginRoutes } from './login.js';
 import { passwordResetRoutes } from './password-reset.js';
+import { phoneSignInRoutes } from './phone-sign-in.js';
 import { passwordRoutes } from './password.js';
 import { secondFactorSignInRoutes } from './second-factor-sign-in.js';
 import { secondFactorRoutes } from './second-factors.js';
@@ -21,4 +22,6 @@ export const accountRoutes: RoutePlugin = (app, { ctx }) =>
     activityRoutes,
     sessionRoutes,
     launcherRoutes,
+    // docs/interface.md#sign-in-with-your-phone
+    phoneSignInRoutes,
   ]);

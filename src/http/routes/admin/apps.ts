@@ -41,9 +41,12 @@ function checkedHomepageUrl(url: string | null): string | null {
   return url.trim();
 }
 
-/** A CAS-only app (docs/interface.md#cas-protocol) may register no redirect URI. */
-function checkedRedirectUris(uris: readonly string[], casOnly = false): string[] {
-  const problem = casOnly && uris.length === 0 ? undefined : redirectUrisProblem(uris);
+/**
+ * An app that registers CAS services (docs/interface.md#cas-protocol) or uses the device grant
+ * (docs/interface.md#device-authorization-grant) may register no redirect URI.
+ */
+function checkedRedirectUris(uris: readonly string[], noneNeeded = false): string[] {
+  const problem = redirectUrisProblem(uris, noneNeeded);
   if (problem) throw badRequest(problem);
   return [...uris];
 }
@@ -87,13 +90,14 @@ const APP_SETTINGS = {
   homepage_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   // docs/interface.md#cas-protocol: the app's CAS service URLs.
   cas_services: Type.Optional(Type.Array(Type.String())),
+  device_grant: Type.Optional(Type.Boolean()),
 };
 
 const NewAppBody = Type.Object(
   {
     name: Type.String(),
     emoji: Type.String(),
-    // Optional only for an app that registers CAS services instead.
+    // Optional only for an app that registers CAS services or uses the device grant instead.
     redirect_uris: Type.Optional(Type.Array(Type.String())),
     ...APP_SETTINGS,
   },
@@ -156,13 +160,15 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       listed,
       homepage_url,
       cas_services,
+      device_grant,
     } = request.body;
     const casServices = checkedCasServices(cas_services ?? []);
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
-      redirectUris: checkedRedirectUris(redirect_uris ?? [], casServices.length > 0),
+      redirectUris: checkedRedirectUris(redirect_uris ?? [], casServices.length > 0 || device_grant === true),
       casServices,
+      deviceGrant: device_grant ?? false,
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
       postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
       backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
@@ -184,16 +190,26 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const { client_id: clientId } = request.params;
       const body = request.body;
+      if (
+        body.redirect_uris !== undefined ||
+        body.device_grant === false ||
+        body.cas_services !== undefined
+      ) {
+        // One rule: no redirect URI only for an app with CAS services or the device grant.
+        const current = await findApp(clientId);
+        const deviceGrant = body.device_grant ?? current.deviceGrant === true;
+        const casServices = body.cas_services ?? current.casServices ?? [];
+        checkedRedirectUris(
+          body.redirect_uris ?? current.redirectUris,
+          deviceGrant || casServices.length > 0,
+        );
+      }
       const changes: AppChanges = {
         ...(body.name !== undefined && { name: checkedName(body.name) }),
         ...(body.emoji !== undefined && { emoji: checkedEmoji(body.emoji) }),
-        ...(body.redirect_uris !== undefined && {
-          redirectUris: checkedRedirectUris(
-            body.redirect_uris,
-            (body.cas_services ?? (await findApp(clientId)).casServices ?? []).length > 0,
-          ),
-        }),
+        ...(body.redirect_uris !== undefined && { redirectUris: [...body.redirect_uris] }),
         ...(body.cas_services !== undefined && { casServices: checkedCasServices(body.cas_services) }),
+        ...(body.device_grant !== undefined && { deviceGrant: body.device_grant }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
         ...(body.allowed_groups !== undefined && {
@@ -212,7 +228,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (Object.keys(changes).length === 0) {
         throw badRequest(
           'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
-            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services',
+            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services, device_grant',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);

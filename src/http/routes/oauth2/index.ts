@@ -1,6 +1,8 @@
 import { type RoutePlugin, registerAll } from '../../route-plugin.js';
 import { appInfoRoutes } from './app-info.js';
 import { authorizeRoutes } from './authorize.js';
+import { deviceAuthorizationRoutes } from './device-authorization.js';
+import { deviceVerificationRoutes } from './device-verification.js';
 import { legacyGetAccessTokenRoutes } from './get-access-token.js';
 import { legacyGetUserInfoRoutes } from './get-user-info.js';
 import { introspectRoutes } from './introspect.js';
@@ -19,6 +21,9 @@ export const oauth2Routes: RoutePlugin = (app, { ctx }) =>
     appInfoRoutes,
     // docs/interface.md#token-endpoint: standard token exchange and refresh.
     tokenRoutes,
+    // docs/interface.md#device-authorization-grant: RFC 8628, and the #/device page's calls.
+    deviceAuthorizationRoutes,
+    deviceVerificationRoutes,
     // docs/interface.md#legacy-token-endpoint, #legacy-user-information: the previous system's interface,
     // kept exactly.
     legacyGetAccessTokenRoutes,

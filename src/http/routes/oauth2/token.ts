@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { credentialKey } from '../../../oauth/credentials.js';
 import { InvalidRequest, UnsupportedGrantType } from '../../../oauth/errors.js';
 import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
+import { DEVICE_CODE_GRANT_TYPE } from '../../../oauth/device/device-authorization.js';
+import { exchangeDeviceCode } from '../../../oauth/grants/device-code.js';
 import { exchangeRefreshToken } from '../../../oauth/grants/refresh-token.js';
 import { present } from '../../../oauth/parameters.js';
 import { type IssuedTokens, NO_STORE_HEADERS, tokenResponse } from '../../../oauth/tokens.js';
@@ -25,6 +27,7 @@ const TokenBody = Type.Object(
       'code_verifier',
       'refresh_token',
       'scope',
+      'device_code',
     ),
     ...CLIENT_CREDENTIAL_FIELDS,
   },
@@ -65,6 +68,8 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
         refreshToken: present(body.refresh_token),
         scope: present(body.scope),
       });
+    } else if (grantType === DEVICE_CODE_GRANT_TYPE) {
+      issued = await exchangeDeviceCode(ctx, client, present(body.device_code));
     } else {
       // RFC 6749 §5.2 unsupported_grant_type.
       throw new UnsupportedGrantType(`grant_type '${grantType}' is not supported`);

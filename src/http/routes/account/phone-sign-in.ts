@@ -1,0 +1,114 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.js';
+import { PHONE_SIGN_IN_TTL_MS } from '../../../domain/phone-sign-ins.js';
+import { isActiveUser } from '../../../domain/users.js';
+import { ApiError, notFound, notSignedIn } from '../../api-error.js';
+import { EnvelopeCode } from '../../../shared/envelope.js';
+import { ok } from '../../responses.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { requireSignedIn } from '../../session-cookie.js';
+import { startSignedInSession } from './second-factor-sign-in.js';
+
+/** The computer's secret travels only in this cookie, sent only to these calls. */
+const SECRET_COOKIE = 'campus_sso_phone_sign_in';
+const COOKIE_PATH = '/v1/account/phone-sign-in';
+
+const IdParams = Type.Object(
+  { id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) },
+  { additionalProperties: false },
+);
+const PickBody = Type.Object(
+  { number: Type.Integer({ minimum: 0, maximum: 99 }) },
+  { additionalProperties: false },
+);
+
+function secretCookie(ctx: AppContext, value: string, maxAgeSeconds: number): string {
+  const secure = ctx.config.secureCookies ? '; Secure' : '';
+  return `${SECRET_COOKIE}=${value}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+function readSecret(request: FastifyRequest): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === SECRET_COOKIE) {
+      const value = part.slice(eq + 1).trim();
+      if (/^[A-Za-z0-9_-]{43}$/.test(value)) return value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * "Sign in with your phone" (docs/interface.md#sign-in-with-your-phone): the computer's start and poll, the
+ * phone's look and pick. Both sides are audited.
+ */
+export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
+  // The computer: a new request; its secret is set as a cookie only this browser holds.
+  app.post('/v1/account/phone-sign-in', { config: { csrf: true } }, async (request, reply) => {
+    const started = await ctx.phoneSignIns.start(request.ip, request.headers['user-agent']);
+    reply.header('cache-control', 'no-store');
+    reply.header('set-cookie', secretCookie(ctx, started.secret, PHONE_SIGN_IN_TTL_MS / 1000));
+    return ok({
+      id: started.id,
+      number: started.number,
+      scan_url: `${ctx.config.baseUrl}/#/scan?c=${started.id}`,
+      expires_at: new Date(started.expiresAt).toISOString(),
+    });
+  });
+
+  // The computer: has a phone approved? Without its secret, nothing.
+  app.post('/v1/account/phone-sign-in/poll', { config: { csrf: true } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const secret = readSecret(request);
+    if (secret === undefined) throw notSignedIn('no phone sign-in is waiting in this browser');
+    const polled = await ctx.phoneSignIns.poll(secret);
+    if (polled.status === 'unknown') throw notSignedIn('no phone sign-in is waiting in this browser');
+    if (polled.status !== 'approved') return ok({ status: polled.status });
+    const user = await ctx.store.users.find(polled.uin);
+    if (!user || !isActiveUser(user, ctx.clock.now())) return ok({ status: 'failed' });
+    reply.header('set-cookie', secretCookie(ctx, '', 0));
+    // docs/interface.md#sessions-and-sign-out: a lab computer's session is always a shared-computer one.
+    await startSignedInSession(ctx, request, reply, user, { amr: [...polled.amr], shared: true });
+    return ok({ status: 'approved', uin: user.uin, user_group: user.userGroup });
+  });
+
+  // The phone: what it is asked to approve.
+  app.get('/v1/account/phone-sign-in/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    await requireSignedIn(ctx, request);
+    const pending = await ctx.phoneSignIns.findPending(request.params.id);
+    if (!pending) throw notFound('this sign-in request is over: scan the new QR code on the computer');
+    return ok({
+      ip: pending.ip,
+      user_agent: pending.userAgent,
+      created_at: new Date(pending.createdAt).toISOString(),
+      expires_at: new Date(pending.expiresAt).toISOString(),
+      choices: pending.choices,
+    });
+  });
+
+  // The phone: the number picked.
+  app.post(
+    '/v1/account/phone-sign-in/:id/approve',
+    { schema: { params: IdParams, body: PickBody }, config: { csrf: true } },
+    async (request) => {
+      const { user, session } = await requireSignedIn(ctx, request);
+      const outcome = await ctx.phoneSignIns.pick(request.params.id, request.body.number, session);
+      await ctx.audit.recordOwn(request, user.uin, 'phone_sign_in_approved', {
+        outcome: outcome === 'approved' ? 'success' : 'failure',
+        detail: { result: outcome },
+      });
+      if (outcome === 'gone')
+        throw notFound('this sign-in request is over: scan the new QR code on the computer');
+      if (outcome === 'wrong') {
+        throw new ApiError(
+          409,
+          EnvelopeCode.Conflict,
+          'that is not the number on the computer: the request is ended, for safety',
+        );
+      }
+      return ok({});
+    },
+  );
+};

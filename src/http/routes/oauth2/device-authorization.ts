@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+import { startDeviceAuthorization } from '../../../oauth/device/device-authorization.js';
+import { present } from '../../../oauth/parameters.js';
+import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
+import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
+import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, clientFormRoute } from './form-body.js';
+
+/**
+ * RFC 8628 §3.1: `scope` and client authentication; unrecognized parameters are ignored (some clients send
+ * `grant_type` here too).
+ */
+const DeviceAuthorizationBody = Type.Object(
+  { ...optional(Type.String(), 'scope'), ...CLIENT_CREDENTIAL_FIELDS },
+  { additionalProperties: true },
+);
+
+/** docs/interface.md#device-authorization-grant: the device authorization endpoint (RFC 8628 §3.1). */
+export const deviceAuthorizationRoutes: RoutePlugin = async (app, { ctx }) => {
+  app.post(
+    '/v1/oauth2/device_authorization',
+    clientFormRoute(DeviceAuthorizationBody),
+    async (request, reply) => {
+      const body = request.body;
+      // RFC 8628 §3.1: "The client authentication requirements of Section 3.2.1 of [RFC6749] apply".
+      const client = await authenticateFormClient(ctx, request, body);
+      const answer = await startDeviceAuthorization(ctx, client, {
+        scope: present(body.scope),
+        ip: request.ip,
+        userAgent: request.headers['user-agent'],
+      });
+      // The device code is a credential: never cached (as RFC 6749 §5.1 asks of token responses).
+      reply.headers(NO_STORE_HEADERS);
+      return answer;
+    },
+  );
+};

@@ -1,0 +1,92 @@
+/** The device_authorizations table (RFC 8628): its queries and row mapper (docs/architecture.md#storage). */
+import type { Selectable } from 'kysely';
+import { Repository, changed, nullableNumber } from './connection.js';
+import type { Database } from './schema.js';
+import type {
+  DeviceAuthorizationRecord,
+  DeviceAuthorizationRepository,
+  DeviceAuthorizationStatus,
+} from './store.js';
+
+type DeviceAuthorizationRow = Selectable<Database['device_authorizations']>;
+
+function toDeviceAuthorization(row: DeviceAuthorizationRow): DeviceAuthorizationRecord {
+  return {
+    deviceCodeHash: row.device_code_hash,
+    userCodeHash: row.user_code_hash,
+    clientId: row.client_id,
+    scope: row.scope,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    intervalS: Number(row.interval_s),
+    lastPolledAt: nullableNumber(row.last_polled_at),
+    status: row.status as DeviceAuthorizationStatus,
+    uin: nullableNumber(row.uin),
+    decidedAt: nullableNumber(row.decided_at),
+    ip: row.ip,
+    userAgent: row.user_agent,
+  };
+}
+
+export class DeviceAuthorizations extends Repository implements DeviceAuthorizationRepository {
+  async insert(request: DeviceAuthorizationRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('device_authorizations')
+      .values({
+        device_code_hash: request.deviceCodeHash,
+        user_code_hash: request.userCodeHash,
+        client_id: request.clientId,
+        scope: request.scope,
+        created_at: request.createdAt,
+        expires_at: request.expiresAt,
+        interval_s: request.intervalS,
+        last_polled_at: request.lastPolledAt,
+        status: request.status,
+        uin: request.uin,
+        decided_at: request.decidedAt,
+        ip: request.ip,
+        user_agent: request.userAgent,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+  }
+
+  findByDeviceCode(deviceCodeHash: string): Promise<DeviceAuthorizationRecord | undefined> {
+    return this.findBy('device_authorizations', 'device_code_hash', deviceCodeHash, toDeviceAuthorization);
+  }
+
+  findByUserCode(userCodeHash: string): Promise<DeviceAuthorizationRecord | undefined> {
+    return this.findBy('device_authorizations', 'user_code_hash', userCodeHash, toDeviceAuthorization);
+  }
+
+  async recordPoll(deviceCodeHash: string, now: number, intervalS: number): Promise<void> {
+    await this.db
+      .updateTable('device_authorizations')
+      .set({ last_polled_at: now, interval_s: intervalS })
+      .where('device_code_hash', '=', deviceCodeHash)
+      .execute();
+  }
+
+  async decide(
+    userCodeHash: string,
+    decision: 'approved' | 'denied',
+    uin: number,
+    now: number,
+  ): Promise<boolean> {
+    // One conditional statement: of two concurrent decisions only one finds it pending.
+    return changed(
+      await this.db
+        .updateTable('device_authorizations')
+        .set({ status: decision, uin, decided_at: now })
+        .where('user_code_hash', '=', userCodeHash)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now)
+        .executeTakeFirst(),
+    );
+  }
+
+  purgeExpired(now: number): Promise<number> {
+    return this.deleteExpired('device_authorizations', now);
+  }
+}
