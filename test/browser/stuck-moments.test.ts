@@ -1,5 +1,5 @@
 /**
- * The moments where students and admins got stuck (docs/interface.md#the-pages), walked in Chromium at a
+ * The moments where students and admins got stuck (docs/interface.md#authorization-page), walked in Chromium at a
  * phone's 375 px in Chinese and a 1280×800 laptop in English, with axe (WCAG 2.2 AA and best practice) on
  * every state touched.
  */
