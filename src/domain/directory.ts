@@ -213,6 +213,17 @@ export class Directory {
   }
 
   /**
+   * Searches for the uin as a sign-in does, and discards the answer: the directory work a refused sign-in of a
+   * local user does too, so that its time does not tell local accounts from unknown uins
+   * (docs/security.md#the-schools-directory). Never binds: a local user's password is not the directory's.
+   */
+  async lookUpOnly(uin: number): Promise<void> {
+    await this.session(async (client) => {
+      await this.find(client, uin);
+    });
+  }
+
+  /**
    * Everyone the filter matches under the user base, read with the paged results control (RFC 2696) so that a
    * directory's size limit per answer does not cut the list. Any error (including a size or time limit the
    * server still imposes) throws: a partial list must never look like a whole one.

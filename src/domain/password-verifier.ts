@@ -39,7 +39,12 @@ export class PasswordVerifier {
     if (this.directory === undefined) return this.local(uin, password);
     const user = await this.store.users.find(uin);
     // docs/interface.md#the-schools-directory: local users are unaffected, even when the directory has their uin.
-    if (user !== undefined && !isDirectoryUser(user)) return this.local(uin, password);
+    if (user !== undefined && !isDirectoryUser(user)) {
+      const checked = await this.local(uin, password);
+      // A refusal costs the directory search an unknown uin's does (its outcome, or an outage, ignored).
+      if (checked.outcome === 'refused') await this.directory.lookUpOnly(uin).catch(() => undefined);
+      return checked;
+    }
 
     let accepted: Awaited<ReturnType<Directory['signIn']>>;
     try {

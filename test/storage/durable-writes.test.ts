@@ -114,6 +114,8 @@ describe('user and app writes on SQLite', () => {
       'delete from consents',
       'delete from session_apps',
       'delete from logout_deliveries',
+      'delete from cas_tickets',
+      'delete from device_authorizations',
       'delete from apps',
       'synchronous = NORMAL',
     ]);
