@@ -24,7 +24,7 @@ import {
 } from './lib/measure.js';
 import { readOptions, type BenchOptions } from './lib/options.js';
 import { startBareFastify, startOidcProvider } from './lib/peers.js';
-import { buildReport, markdown } from './lib/report.js';
+import { buildReport, markdown, readPrevious } from './lib/report.js';
 import {
   bearerRequests,
   legacyTokenRequests,
@@ -50,6 +50,8 @@ function log(line: string): void {
 }
 
 const options = readOptions();
+// The peak-regression target compares with the run this one replaces.
+const previous = readPrevious(join(RESULTS, 'latest.json'));
 const timing: MeasureOptions = {
   warmupSeconds: options.warmupSeconds,
   durationSeconds: options.durationSeconds,
@@ -57,6 +59,7 @@ const timing: MeasureOptions = {
   openLoopShare: options.openLoopShare,
   openLoopConnections: options.openLoopConnections,
   ...(options.openLoopRate === undefined ? {} : { openLoopRate: options.openLoopRate }),
+  steadyRates: options.steadyRates,
   log,
 };
 const rows: RowResult[] = [];
@@ -387,7 +390,20 @@ notes.push(
     `with at least ${options.scaleTokens.toLocaleString('en-US')} (see live tokens in latest.json).`,
   `Whole run: ${((Date.now() - began) / 1000).toFixed(0)} s.`,
 );
-const report = buildReport(rows, { ...options, groups: [...options.groups] }, notes, loadBefore);
+notes.push(
+  `Server event-loop delay and GC pauses: read inside each server by a bench-only preload ` +
+    '(bench/probe/loop-probe.ts: `monitorEventLoopDelay` sampled every 5 ms, and every `gc` performance entry) ' +
+    `over each open-loop run. "Steady": every server offered the same rate (userinfo ${options.steadyRates.userinfo}/s, ` +
+    `exchanges ${options.steadyRates.token}/s). "peak ≥ 95% of the previous run" compares with ${previous.file} as it ` +
+    `was when this run began (${previous.rows.length} counted rows; another machine there makes it meaningless).`,
+);
+const report = buildReport(
+  rows,
+  { ...options, groups: [...options.groups], steadyRates: options.steadyRates },
+  notes,
+  loadBefore,
+  previous,
+);
 const table = markdown(report, options.scaleTokens);
 mkdirSync(RESULTS, { recursive: true });
 writeFileSync(join(RESULTS, 'latest.md'), table);

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CampusDatabase } from './campus-db.js';
+import { compilePeers, PROBE } from './compile-peers.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 
 export const CLI = resolve('dist/src/cli.js');
@@ -144,6 +145,9 @@ export async function startCampus(
   const port = await freePort();
   const cli = options.cli ?? CLI;
   const nodeFlags = serverNodeFlags(cli);
+  // The bench's event-loop and GC probe (bench/probe/loop-probe.ts); not part of the server.
+  compilePeers();
+  nodeFlags.push(`--import=${PROBE}`);
   if (options.cpuProfileDir !== undefined) {
     mkdirSync(options.cpuProfileDir, { recursive: true });
     nodeFlags.push(
@@ -159,5 +163,6 @@ export async function startCampus(
     env: serverEnv(database, port),
     port,
     readyPath: '/readyz',
+    probe: true,
   });
 }

@@ -8,14 +8,26 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 
-const SOURCE = resolve('bench/peers');
+/** The peers, and the probe every server under test is started with (bench/probe/loop-probe.ts). */
+const SOURCES = [resolve('bench/peers'), resolve('bench/probe')];
 export const PEERS_OUT = resolve('dist/bench-peers');
+/** The compiled probe, for `node --import`. */
+export const PROBE = join(PEERS_OUT, 'loop-probe.js');
 
+let compiled = false;
+
+/** Transpiles the peers and the probe once per bench run. */
 export function compilePeers(): void {
+  if (compiled) return;
+  compiled = true;
   mkdirSync(PEERS_OUT, { recursive: true });
-  for (const file of readdirSync(SOURCE)) {
+  for (const source of SOURCES) compileDirectory(source);
+}
+
+function compileDirectory(source: string): void {
+  for (const file of readdirSync(source)) {
     if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
-    const { outputText } = ts.transpileModule(readFileSync(join(SOURCE, file), 'utf8'), {
+    const { outputText } = ts.transpileModule(readFileSync(join(source, file), 'utf8'), {
       compilerOptions: {
         module: ts.ModuleKind.ESNext,
         target: ts.ScriptTarget.ES2022,

@@ -7,6 +7,7 @@ import { runLoad, type BodyCheck, type LoadResult, type RequestSource } from './
 import { runOpenLoop, type OpenLoopResult } from './open-loop.js';
 import { waitForQuiet } from './quiet.js';
 import { PeakRssSampler, type ServerProcess } from './server-process.js';
+import type { ProbeReading } from '../probe/loop-probe.js';
 
 export type ServerName = 'campus-sso' | 'oidc-provider' | 'bare-fastify';
 export type Workload = 'userinfo' | 'token' | 'legacy-token' | 'login';
@@ -34,6 +35,8 @@ export interface CpuUse {
 /** The open-loop run at a fixed share of the row's peak. */
 export interface OpenLoopRow extends OpenLoopResult {
   readonly cpu?: CpuUse;
+  /** The server's event-loop delay and GC pauses over the run (bench/probe/loop-probe.ts). */
+  readonly mainThread?: ProbeReading;
   /** Latency is judged only with every request answered 2xx and the rate actually achieved. */
   readonly judged: boolean;
   readonly whyNotJudged?: string;
@@ -46,7 +49,12 @@ export interface RowResult extends RowSpec {
   readonly cpu?: CpuUse;
   /** PostgreSQL rows: the database backends' CPU time over the same seconds. */
   readonly databaseCpu?: CpuUse;
+  /** The server's event-loop delay and GC pauses over the closed-loop measured seconds. */
+  readonly mainThread?: ProbeReading;
+  /** Open loop at half (BENCH_OPEN_SHARE) of the row's own peak. */
   readonly openLoop?: OpenLoopRow;
+  /** Open loop at the one steady rate every server gets for this workload (`steadyRates`). */
+  readonly steady?: OpenLoopRow;
   readonly warmupRps: number;
   readonly peakRssBytes: number;
   /** Share of the CPUs other work kept busy just before the row (0..1): high means a noisy row. */
@@ -69,6 +77,8 @@ export interface MeasureOptions {
   readonly openLoopConnections: number;
   /** A fixed open-loop rate for every row instead of a share of its peak (A/B comparisons of two builds). */
   readonly openLoopRate?: number;
+  /** The steady open-loop rate every server gets, by workload (none: no steady run for it). */
+  readonly steadyRates: Readonly<Partial<Record<Workload, number>>>;
   readonly log: (line: string) => void;
 }
 
@@ -110,13 +120,23 @@ export async function measureRow(
   const measuredSource = await source('measure', warmup.rps);
   const sampler = new PeakRssSampler(server.pid);
   const databaseMeter = databasePids === undefined ? undefined : await processesCpuMeter(databasePids);
+  await server.probe?.start();
   const meter = cpuMeter(server.pid);
   const load = await runLoad({ ...common, source: measuredSource, durationSeconds: options.durationSeconds });
   const cpu = meter.stop(load.requests);
+  const serverReading = await server.probe?.stop();
   const databaseCpu = await databaseMeter?.stop(load.requests);
   const peakRssBytes = sampler.stop();
+  const half = Math.max(1, Math.round(load.rps * options.openLoopShare));
   const openLoop =
-    load.ok2xx > 0 ? await measureOpenLoop(spec, server, source, options, load.rps) : undefined;
+    load.ok2xx > 0
+      ? await measureOpenLoop(spec, server, source, options, options.openLoopRate ?? half)
+      : undefined;
+  const steadyRate = options.steadyRates[spec.workload];
+  const steady =
+    load.ok2xx > 0 && steadyRate !== undefined
+      ? await measureOpenLoop(spec, server, source, options, steadyRate)
+      : undefined;
 
   const reasons: string[] = [];
   if (load.non2xx > 0) reasons.push(`${load.non2xx} non-2xx (${load.sampleFailure ?? '?'})`);
@@ -130,7 +150,9 @@ export async function measureRow(
     warmupRps: warmup.rps,
     ...(cpu === undefined ? {} : { cpu }),
     ...(databaseCpu === undefined ? {} : { databaseCpu }),
+    ...(serverReading === undefined ? {} : { mainThread: serverReading }),
     ...(openLoop === undefined ? {} : { openLoop }),
+    ...(steady === undefined ? {} : { steady }),
     peakRssBytes,
     busyBefore,
     ...(tokensAtStart === undefined ? {} : { liveTokens: tokensAtStart }),
@@ -144,11 +166,10 @@ async function measureOpenLoop(
   server: ServerProcess,
   source: SourceFactory,
   options: MeasureOptions,
-  peakRps: number,
+  rate: number,
 ): Promise<OpenLoopRow> {
-  // Whole requests per second; at least one.
-  const rate = options.openLoopRate ?? Math.max(1, Math.round(peakRps * options.openLoopShare));
   const openSource = await source('measure', rate);
+  await server.probe?.start();
   const meter = cpuMeter(server.pid);
   const result = await runOpenLoop({
     baseUrl: server.baseUrl,
@@ -159,6 +180,7 @@ async function measureOpenLoop(
     ...(spec.checkBody === undefined ? {} : { checkBody: spec.checkBody }),
   });
   const cpu = meter.stop(result.requests);
+  const reading = await server.probe?.stop();
   const reasons: string[] = [];
   if (result.non2xx > 0) reasons.push(`${result.non2xx} non-2xx (${result.sampleFailure ?? '?'})`);
   if (result.errors > 0) reasons.push(`${result.errors} socket errors/unanswered`);
@@ -170,6 +192,7 @@ async function measureOpenLoop(
   return {
     ...result,
     ...(cpu === undefined ? {} : { cpu }),
+    ...(reading === undefined ? {} : { mainThread: reading }),
     judged: reasons.length === 0,
     ...(reasons.length === 0 ? {} : { whyNotJudged: reasons.join('; ') }),
   };
@@ -185,15 +208,33 @@ export function codesNeeded(phase: 'warmup' | 'measure', warmupRps: number, opti
   return Math.ceil(Math.max(warmupRps * 2.5, 5_000) * options.durationSeconds) + 5_000;
 }
 
+/** `loop p99 1.2 max 8.0 ms, GC 40 × (total 55.1, max 3.2 ms, 0 major)`, or '' without a reading. */
+export function probeSummary(reading: ProbeReading | undefined): string {
+  if (reading === undefined) return '';
+  const d = reading.loopDelay;
+  const g = reading.gc;
+  return (
+    `loop delay p99 ${d.p99Ms.toFixed(1)} max ${d.maxMs.toFixed(1)} ms, GC ${g.count}× ` +
+    `(total ${g.totalMs.toFixed(1)}, max ${g.maxMs.toFixed(1)} ms, ${g.major} major)`
+  );
+}
+
+function openSummary(label: string, o: OpenLoopRow | undefined): string {
+  if (o === undefined) return '';
+  return (
+    `\n    ${label} ${o.achievedRps.toFixed(0)}/${o.targetRps} req/s p50 ${o.p50Ms.toFixed(2)} ms p99 ${o.p99Ms.toFixed(2)} ms` +
+    ` CPU ${o.cpu?.usPerRequest.toFixed(1) ?? '?'} µs/req; ${probeSummary(o.mainThread)}` +
+    (o.judged ? '' : ` (not judged: ${o.whyNotJudged ?? ''})`)
+  );
+}
+
 export function progress(row: RowResult): string {
   const l = row.load;
-  const o = row.openLoop;
   const verdict = row.counts ? 'ok' : `NOT COUNTED: ${row.whyNotCounted ?? ''}`;
   const open =
-    o === undefined
-      ? 'open loop: not run'
-      : `open loop ${o.achievedRps.toFixed(0)}/${o.targetRps} req/s p50 ${o.p50Ms.toFixed(2)} ms p99 ${o.p99Ms.toFixed(2)} ms` +
-        (o.judged ? '' : ` (not judged: ${o.whyNotJudged ?? ''})`);
+    `closed loop: ${probeSummary(row.mainThread)}` +
+    openSummary('open loop (share of peak)', row.openLoop) +
+    openSummary('open loop (steady rate)', row.steady);
   return (
     `  ${row.id.padEnd(38)} ${l.rps.toFixed(0).padStart(7)} req/s  CPU ${row.cpu?.usPerRequest.toFixed(1) ?? '?'}` +
     `${row.databaseCpu === undefined ? '' : ` + database ${row.databaseCpu.usPerRequest.toFixed(1)}`} µs/req  ` +

@@ -10,6 +10,8 @@
  *   BENCH_OPEN_CONNECTIONS   connection pool of that open-loop run  (default 256)
  *   BENCH_OPEN_RATE    a fixed open-loop rate (req/s) for every row instead of the share: to compare the CPU
  *                      per request of two builds at the same load on a busy machine   (default unset)
+ *   BENCH_STEADY_USERINFO  the steady open-loop rate every server gets on userinfo (req/s, default 2500)
+ *   BENCH_STEADY_EXCHANGE  the same for the code exchanges                         (req/s, default 1000)
  *   BENCH_SCALE_TOKENS live access tokens in the "large" scale rows  (default 1000000, quick 100000)
  *   BENCH_POSTGRES_URL server URL without a database name            (default postgres://postgres@127.0.0.1:5432)
  *   BENCH_ONLY         comma-separated groups to run: userinfo,token,login,scale-sqlite,postgres (default all)
@@ -34,6 +36,12 @@ export interface BenchOptions {
   readonly openLoopConnections: number;
   /** BENCH_OPEN_RATE: the open-loop rate of every row, in req/s, instead of a share of its peak. */
   readonly openLoopRate?: number;
+  /** The one steady open-loop rate of every server, per workload (the 2,500 and 1,000 req/s). */
+  readonly steadyRates: {
+    readonly userinfo: number;
+    readonly token: number;
+    readonly 'legacy-token': number;
+  };
   /** Live tokens in the baseline rows (the "1,000"). */
   readonly baseTokens: number;
   /** Live tokens in the scale rows (the "1,000,000"). */
@@ -80,6 +88,11 @@ export function readOptions(): BenchOptions {
     ...(process.env.BENCH_OPEN_RATE
       ? { openLoopRate: Math.round(positiveNumber('BENCH_OPEN_RATE', 1)) }
       : {}),
+    steadyRates: {
+      userinfo: Math.round(positiveNumber('BENCH_STEADY_USERINFO', 2500)),
+      token: Math.round(positiveNumber('BENCH_STEADY_EXCHANGE', 1000)),
+      'legacy-token': Math.round(positiveNumber('BENCH_STEADY_EXCHANGE', 1000)),
+    },
     baseTokens: 1000,
     scaleTokens: Math.round(positiveNumber('BENCH_SCALE_TOKENS', quick ? 100_000 : 1_000_000)),
     postgresUrl: (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),

@@ -2,17 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { REDIRECT_URI, type Client } from './campus-sso.js';
-import { compilePeers, PEERS_OUT } from './compile-peers.js';
+import { compilePeers, PEERS_OUT, PROBE } from './compile-peers.js';
 import { freePort, startServer, type ServerProcess } from './server-process.js';
 
-let compiled = false;
-
 function peerArgs(name: string): string[] {
-  if (!compiled) {
-    compilePeers();
-    compiled = true;
-  }
-  return [join(PEERS_OUT, `${name}.js`)];
+  compilePeers();
+  return [`--import=${PROBE}`, join(PEERS_OUT, `${name}.js`)];
 }
 
 export async function startBareFastify(): Promise<ServerProcess> {
@@ -24,6 +19,7 @@ export async function startBareFastify(): Promise<ServerProcess> {
     env: { PORT: String(port) },
     port,
     readyPath: '/healthz',
+    probe: true,
   });
 }
 
@@ -53,6 +49,7 @@ export async function startOidcProvider(): Promise<OidcProviderPeer> {
     },
     port,
     readyPath: '/.well-known/openid-configuration',
+    probe: true,
   });
   return {
     server,

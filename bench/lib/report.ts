@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, totalmem } from 'node:os';
-import type { RowResult } from './measure.js';
+import type { OpenLoopRow, RowResult } from './measure.js';
 
 export type Verdict = 'PASS' | 'MISS' | '—';
 
@@ -17,7 +17,27 @@ export interface TargetCheck {
 export interface Target {
   readonly id: string;
   readonly title: string;
-  readonly check: (row: RowResult, rows: readonly RowResult[]) => TargetCheck | undefined;
+  readonly check: (
+    row: RowResult,
+    rows: readonly RowResult[],
+    previous: PreviousRun,
+  ) => TargetCheck | undefined;
+}
+
+/** The rows of the run before this one (bench/results/latest.json as it was when this run began). */
+export interface PreviousRun {
+  readonly file: string;
+  readonly rows: readonly RowResult[];
+}
+
+/** Reads the previous run's rows, or none when the file is missing or unreadable. */
+export function readPrevious(file: string): PreviousRun {
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8')) as { rows?: RowResult[] };
+    return { file, rows: Array.isArray(report.rows) ? report.rows.filter((r) => r.counts) : [] };
+  } catch {
+    return { file, rows: [] };
+  }
 }
 
 export interface Machine {
@@ -89,6 +109,27 @@ const peerExchange = (rows: readonly RowResult[]): RowResult | undefined =>
 
 /** The open-loop latency limit, at the share of the peak in `BENCH_OPEN_SHARE` (0.5 by default). */
 const OPEN_LOOP_P99_MS = 5;
+/** The p99 limits at the one steady rate every server gets (issue 29): userinfo, then every exchange. */
+const STEADY_P99_MS = { userinfo: 5, exchange: 10 } as const;
+/** A row's peak may fall this far below the previous run's before it is a MISS. */
+const PEAK_REGRESSION = 0.05;
+
+/** Whether an open-loop run's latency can be judged; the check when it cannot. */
+function unjudged(row: RowResult, open: OpenLoopRow | undefined): TargetCheck | undefined {
+  if (!row.counts) return { verdict: '—', detail: 'row not counted' };
+  if (open === undefined) return { verdict: '—', detail: 'open loop not run' };
+  if (!open.judged) return { verdict: '—', detail: open.whyNotJudged ?? 'not judged' };
+  return undefined;
+}
+
+/** oidc-provider's row for the same kind of request (the legacy exchange is judged against /token). */
+const peerOf = (row: RowResult, rows: readonly RowResult[]): RowResult | undefined =>
+  find(
+    rows,
+    (r) =>
+      r.server === 'oidc-provider' &&
+      r.workload === (row.workload === 'legacy-token' ? 'token' : row.workload),
+  );
 
 export const TARGETS: readonly Target[] = [
   {
@@ -122,13 +163,71 @@ export const TARGETS: readonly Target[] = [
     id: 'exchange-vs-peer',
     title: 'token exchange ≥ 2× oidc-provider (req/s)',
     check: (row, rows) =>
-      isExchangeOnSqlite(row) ? compare(row, peerExchange(rows), byRps, (r) => r >= 2, times) : undefined,
+      isCampus(row) && isExchange(row)
+        ? compare(row, peerExchange(rows), byRps, (r) => r >= 2, times)
+        : undefined,
   },
   {
     id: 'exchange-vs-peer-cpu',
     title: 'token exchange ≥ 2× oidc-provider (CPU/req)',
     check: (row, rows) =>
       isExchangeOnSqlite(row) ? compare(row, peerExchange(rows), byCpu, (r) => r >= 2, times) : undefined,
+  },
+  {
+    id: 'userinfo-vs-bare-cpu-2.5',
+    title: 'userinfo ≤ 2.5× bare Fastify (CPU/req)',
+    check: (row, rows) =>
+      isCampus(row) && row.workload === 'userinfo'
+        ? compare(
+            row,
+            bareFastify(rows),
+            byCpu,
+            (r) => r >= 1 / 2.5,
+            (r) => `${(1 / r).toFixed(2)}×`,
+          )
+        : undefined,
+  },
+  {
+    id: 'steady-p99',
+    title: `p99 at the steady rate < ${STEADY_P99_MS.userinfo} ms userinfo, < ${STEADY_P99_MS.exchange} ms exchange`,
+    check: (row) => {
+      if (!isCampus(row) || row.workload === 'login') return undefined;
+      const open = row.steady;
+      const cannot = unjudged(row, open);
+      if (cannot !== undefined || open === undefined) return cannot;
+      const limit = row.workload === 'userinfo' ? STEADY_P99_MS.userinfo : STEADY_P99_MS.exchange;
+      return {
+        verdict: open.p99Ms < limit ? 'PASS' : 'MISS',
+        detail: `${open.p99Ms.toFixed(1)} ms at ${open.targetRps}/s`,
+      };
+    },
+  },
+  {
+    id: 'half-peak-vs-peer',
+    title: "p99 at half peak ≤ oidc-provider's at half its peak",
+    check: (row, rows) => {
+      if (!isCampus(row) || row.workload === 'login') return undefined;
+      const peer = peerOf(row, rows);
+      if (peer === undefined) return undefined;
+      const cannot = unjudged(row, row.openLoop) ?? unjudged(peer, peer.openLoop);
+      if (cannot !== undefined || row.openLoop === undefined || peer.openLoop === undefined) {
+        return cannot;
+      }
+      return {
+        verdict: row.openLoop.p99Ms <= peer.openLoop.p99Ms ? 'PASS' : 'MISS',
+        detail: `${row.openLoop.p99Ms.toFixed(1)} vs ${peer.openLoop.p99Ms.toFixed(1)} ms`,
+      };
+    },
+  },
+  {
+    id: 'peak-vs-previous',
+    title: 'peak ≥ 95% of the previous run',
+    check: (row, _rows, previous) => {
+      if (!isCampus(row)) return undefined;
+      const before = find(previous.rows, (r) => r.id === row.id);
+      if (before === undefined) return undefined;
+      return compare(row, before, byRps, (r) => r >= 1 - PEAK_REGRESSION, pct);
+    },
   },
   {
     id: 'rss',
@@ -220,6 +319,18 @@ function cpuCell(row: RowResult): string {
   return row.databaseCpu === undefined ? server : `${server} + ${row.databaseCpu.usPerRequest.toFixed(1)}`;
 }
 
+/** The server's event-loop delay over an open-loop run: `p99 / max` in ms. */
+function loopCell(open: OpenLoopRow | undefined): string {
+  const d = open?.mainThread?.loopDelay;
+  return d === undefined ? '' : `${d.p99Ms.toFixed(1)} / ${d.maxMs.toFixed(1)}`;
+}
+
+/** The server's GC pauses over an open-loop run: count / total / longest, in ms. */
+function gcCell(open: OpenLoopRow | undefined): string {
+  const g = open?.mainThread?.gc;
+  return g === undefined ? '' : `${g.count} / ${g.totalMs.toFixed(0)} / ${g.maxMs.toFixed(1)}`;
+}
+
 function describe(row: RowResult, scaleTokens: number): string {
   const db = row.database === 'sqlite' ? 'SQLite' : row.database === 'postgres' ? 'PostgreSQL' : row.database;
   const tokens =
@@ -242,12 +353,13 @@ export function buildReport(
   options: Readonly<Record<string, unknown>>,
   notes: readonly string[],
   loadBefore: number,
+  previous: PreviousRun = { file: '', rows: [] },
 ): Report {
   const verdicts: Record<string, Record<string, TargetCheck>> = {};
   for (const row of rows) {
     const checks: Record<string, TargetCheck> = {};
     for (const target of TARGETS) {
-      const check = target.check(row, rows);
+      const check = target.check(row, rows, previous);
       if (check !== undefined) checks[target.id] = check;
     }
     verdicts[row.id] = checks;
@@ -265,6 +377,11 @@ const FIGURES = new Set([
   'open-loop req/s (achieved / offered)',
   'open-loop p50 ms',
   'open-loop p99 ms',
+  'open-loop loop delay p99 / max ms',
+  'open-loop GC n / total / max ms',
+  'steady req/s (achieved / offered)',
+  'steady p99 ms',
+  'steady loop delay p99 / max ms',
   'non-2xx',
   'errors',
   'peak RSS MB',
@@ -287,6 +404,11 @@ export function markdown(report: Report, scaleTokens: number): string {
     'open-loop req/s (achieved / offered)',
     'open-loop p50 ms',
     'open-loop p99 ms',
+    'open-loop loop delay p99 / max ms',
+    'open-loop GC n / total / max ms',
+    'steady req/s (achieved / offered)',
+    'steady p99 ms',
+    'steady loop delay p99 / max ms',
     'non-2xx',
     'errors',
     'peak RSS MB',
@@ -311,6 +433,7 @@ export function markdown(report: Report, scaleTokens: number): string {
   rows.forEach((row, index) => {
     const l = row.load;
     const o = row.openLoop;
+    const st = row.steady;
     const checks = report.verdicts[row.id] ?? {};
     const workload = row.workload === 'legacy-token' ? 'token' : row.workload;
     const rps =
@@ -333,6 +456,13 @@ export function markdown(report: Report, scaleTokens: number): string {
       o === undefined ? '' : `${o.achievedRps.toFixed(0)} / ${o.targetRps}${openMark}`,
       o === undefined ? '' : o.p50Ms.toFixed(2),
       o === undefined ? '' : o.p99Ms.toFixed(2),
+      loopCell(o),
+      gcCell(o),
+      st === undefined
+        ? ''
+        : `${st.achievedRps.toFixed(0)} / ${st.targetRps}${st.judged ? '' : ' (not judged)'}`,
+      st === undefined ? '' : st.p99Ms.toFixed(2),
+      loopCell(st),
       String(l.non2xx),
       String(l.errors),
       (row.peakRssBytes / MB).toFixed(0),

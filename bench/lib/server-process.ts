@@ -6,12 +6,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ProbeReading } from '../probe/loop-probe.js';
+
+/** The loop-probe inside a server (bench/probe/loop-probe.ts), reached over the IPC channel. */
+export interface LoopProbe {
+  /** Resets the server's event-loop-delay histogram and GC tallies. */
+  start(): Promise<void>;
+  /** What the server's main thread went through since start(); undefined if the probe did not answer. */
+  stop(): Promise<ProbeReading | undefined>;
+}
 
 export interface ServerProcess {
   readonly name: string;
   readonly pid: number;
   readonly port: number;
   readonly baseUrl: string;
+  /** Present when the server was started with the probe preloaded. */
+  readonly probe?: LoopProbe;
   /** The last lines the child wrote to stdout/stderr, for error messages. */
   output(): string;
   stop(): Promise<void>;
@@ -27,6 +38,35 @@ export interface StartOptions {
   readonly readyPath: string;
   readonly readyTimeoutMs?: number;
   readonly cwd?: string;
+  /** The args preload bench/probe/loop-probe.ts: open an IPC channel to it. */
+  readonly probe?: boolean;
+}
+
+const PROBE_TIMEOUT_MS = 5000;
+
+function probeOf(child: ChildProcess): LoopProbe {
+  const ask = <T>(request: string, answer: string, pick: (message: Record<string, unknown>) => T) =>
+    new Promise<T | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        child.off('message', onMessage);
+        resolve(undefined);
+      }, PROBE_TIMEOUT_MS);
+      function onMessage(message: unknown): void {
+        const m = message as Record<string, unknown> | null;
+        if (m?.probe !== answer) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(pick(m));
+      }
+      child.on('message', onMessage);
+      child.send({ probe: request });
+    });
+  return {
+    async start() {
+      await ask('start', 'started', () => true);
+    },
+    stop: () => ask('stop', 'reading', (m) => m.reading as ProbeReading),
+  };
 }
 
 /** A TCP port that was free a moment ago (the child binds it right after). */
@@ -49,7 +89,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   const child: ChildProcess = spawn(options.command, [...options.args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.probe === true ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   const keep = (chunk: Buffer): void => {
@@ -77,6 +117,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     pid,
     port: options.port,
     baseUrl,
+    ...(options.probe === true ? { probe: probeOf(child) } : {}),
     output: () => lines.join('\n'),
     async stop() {
       if (exited) return;
