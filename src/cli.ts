@@ -1,8 +1,16 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 /** The `campus-sso` command (docs/interface.md#command-line). */
 import { ConfigError, loadConfig } from './config/config.js';
-import { appAdd, appList, keys, migrate, serve, userAdd } from './cli/commands.js';
 import { USAGE, UsageError } from './cli/usage.js';
+import {
+  RELAUNCHED_ENV,
+  followParent,
+  hasSemiSpaceFlag,
+  relaunchWithSemiSpaceFlag,
+} from './cli/young-generation.js';
+
+/** Loaded on use: `serve` may relaunch itself first (src/cli/young-generation.ts), with nothing heavy loaded. */
+const commands = () => import('./cli/commands.js');
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
@@ -15,21 +23,25 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  // The entry point hands the environment to the one module that reads it.
+  // The entry point hands the environment to the one module that reads it (and to the relaunch of `serve`).
   // eslint-disable-next-line no-restricted-properties
-  const config = loadConfig(process.env);
+  const env = process.env;
+  const config = loadConfig(env);
   switch (command) {
     case 'serve':
       if (sub !== undefined) throw new UsageError(`serve takes no arguments, got "${sub}"`);
-      await serve(config);
+      // The server's CPU per request depends on its young generation; whatever started it, it gets one.
+      if (!hasSemiSpaceFlag(process.execArgv, env.NODE_OPTIONS)) return relaunchWithSemiSpaceFlag(env);
+      if (env[RELAUNCHED_ENV] === '1') followParent();
+      await (await commands()).serve(config);
       return -1; // keeps running
     case 'migrate':
       if (sub !== undefined) throw new UsageError(`migrate takes no arguments, got "${sub}"`);
-      await migrate(config, out);
+      await (await commands()).migrate(config, out);
       return 0;
     case 'user':
       if (sub !== 'add') throw new UsageError(`unknown command "user ${sub ?? ''}"`.trim());
-      await userAdd(config, rest, out);
+      await (await commands()).userAdd(config, rest, out);
       return 0;
     case 'users': {
       if (sub !== 'disable-dormant') throw new UsageError(`unknown command "users ${sub ?? ''}"`.trim());
@@ -45,11 +57,11 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'app':
       if (sub === 'list') {
-        await appList(config, rest, out);
+        await (await commands()).appList(config, rest, out);
         return 0;
       }
       if (sub !== 'add') throw new UsageError(`unknown command "app ${sub ?? ''}"`.trim());
-      await appAdd(config, rest, out);
+      await (await commands()).appAdd(config, rest, out);
       return 0;
     case 'backup':
     case 'restore': {
@@ -59,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'keys':
-      await keys(config, sub, rest, out);
+      await (await commands()).keys(config, sub, rest, out);
       return 0;
     case 'check': {
       if (sub !== undefined) throw new UsageError(`check takes no arguments, got "${sub}"`);
