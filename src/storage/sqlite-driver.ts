@@ -32,5 +32,10 @@ function loadDriver(): typeof BetterSqlite3 {
   }
 }
 
+/** The resolved entry of that package, for a worker thread to load the same driver (sqlite-checkpointer.ts). */
+export function sqliteDriverPath(): string {
+  return require.resolve(sqliteDriverPackage(Number(process.versions.node.split('.')[0])));
+}
+
 /** better-sqlite3's `Database` constructor, from the package that is safe on this Node. */
 export const SqliteDatabase: typeof BetterSqlite3 = loadDriver();
