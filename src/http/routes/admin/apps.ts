@@ -91,6 +91,9 @@ const APP_SETTINGS = {
   // docs/interface.md#cas-protocol: the app's CAS service URLs.
   cas_services: Type.Optional(Type.Array(Type.String())),
   device_grant: Type.Optional(Type.Boolean()),
+  // docs/interface.md#service-accounts-client-credentials: RFC 6749 §4.4; AppService checks the scopes.
+  client_credentials: Type.Optional(Type.Boolean()),
+  allowed_scopes: Type.Optional(Type.Array(Type.String())),
 };
 
 const NewAppBody = Type.Object(
@@ -161,6 +164,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       homepage_url,
       cas_services,
       device_grant,
+      client_credentials,
+      allowed_scopes,
     } = request.body;
     const casServices = checkedCasServices(cas_services ?? []);
     const created = await ctx.apps.create({
@@ -169,6 +174,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       redirectUris: checkedRedirectUris(redirect_uris ?? [], casServices.length > 0 || device_grant === true),
       casServices,
       deviceGrant: device_grant ?? false,
+      clientCredentials: client_credentials ?? false,
+      allowedScopes: allowed_scopes ?? [],
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
       postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
       backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
@@ -210,6 +217,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
         ...(body.redirect_uris !== undefined && { redirectUris: [...body.redirect_uris] }),
         ...(body.cas_services !== undefined && { casServices: checkedCasServices(body.cas_services) }),
         ...(body.device_grant !== undefined && { deviceGrant: body.device_grant }),
+        ...(body.client_credentials !== undefined && { clientCredentials: body.client_credentials }),
+        ...(body.allowed_scopes !== undefined && { allowedScopes: body.allowed_scopes }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
         ...(body.allowed_groups !== undefined && {
@@ -228,7 +237,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (Object.keys(changes).length === 0) {
         throw badRequest(
           'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
-            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services, device_grant',
+            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services, device_grant, ' +
+            'client_credentials, allowed_scopes',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
