@@ -81,9 +81,11 @@ export class AppService {
   async create(input: NewApp): Promise<{ app: AppRecord; clientSecret: string }> {
     // The app-name rule, whatever the path (API, command line, page); a route's check is a first filter.
     enforce(appNameProblem(input.name));
-    // Every app redirects somewhere, unless it uses the device grant or CAS services instead. The form of each
-    // URI is the caller's rule (the admin API and CLI check it; the Campux import may keep a Campux-era one).
-    const noneNeeded = input.deviceGrant === true || (input.casServices ?? []).length > 0;
+    // Every app redirects somewhere, unless it uses the device grant, CAS services or client_credentials
+    // instead. The form of each URI is the caller's rule (the admin API and CLI check it; the Campux import
+    // may keep a Campux-era one).
+    const noneNeeded =
+      input.deviceGrant === true || input.clientCredentials === true || (input.casServices ?? []).length > 0;
     if (input.redirectUris.length === 0 && !noneNeeded) enforce(redirectUrisProblem([], false));
     enforce(allowedScopesProblem(input.allowedScopes ?? []));
     for (;;) {

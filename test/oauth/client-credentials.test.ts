@@ -279,6 +279,31 @@ describeOnDatabases('the client_credentials grant', { client: true, user: 'admin
       expect((await serviceToken(client, 'admin:audit:read')).scope).toBe('admin:audit:read');
     });
 
+    it('registers a service account without redirect URIs; switching it off then needs one', async () => {
+      const created = await admin.call('POST', '/v1/admin/apps', {
+        name: 'Roster sync',
+        emoji: '🔄',
+        client_credentials: true,
+        allowed_scopes: ['admin:users:write'],
+      });
+      const { data } = await json<AppAnswer>(created);
+      expect(created.status).toBe(200);
+      expect(data.app).toMatchObject({ redirect_uris: [], client_credentials: true });
+      const clientId = data.app.client_id as string;
+      const off = await admin.call('PATCH', `/v1/admin/apps/${clientId}`, { client_credentials: false });
+      expect(off.status).toBe(400);
+      expect((await server.ctx.store.apps.find(clientId))?.clientCredentials).toBe(true);
+    });
+
+    it('switching client_credentials off with PATCH revokes the tokens the app holds', async () => {
+      const app = await serviceApp();
+      const token = await serviceToken(app);
+      const off = await admin.call('PATCH', `/v1/admin/apps/${app.clientId}`, { client_credentials: false });
+      expect(off.status).toBe(200);
+      expect(await introspect(app, token.access_token)).toEqual({ active: false });
+      await expectOAuthError(await requestToken(app), 400, 'unauthorized_client');
+    });
+
     it('defaults to off with no scopes', async () => {
       const created = await json<AppAnswer>(await create({}));
       expect(created.data.app).toMatchObject({ client_credentials: false, allowed_scopes: [] });

@@ -42,8 +42,9 @@ function checkedHomepageUrl(url: string | null): string | null {
 }
 
 /**
- * An app that registers CAS services (docs/interface.md#cas-protocol) or uses the device grant
- * (docs/interface.md#device-authorization-grant) may register no redirect URI.
+ * An app that registers CAS services (docs/interface.md#cas-protocol), uses the device grant
+ * (docs/interface.md#device-authorization-grant) or client_credentials
+ * (docs/interface.md#service-accounts-client-credentials) may register no redirect URI.
  */
 function checkedRedirectUris(uris: readonly string[], noneNeeded = false): string[] {
   const problem = redirectUrisProblem(uris, noneNeeded);
@@ -100,7 +101,7 @@ const NewAppBody = Type.Object(
   {
     name: Type.String(),
     emoji: Type.String(),
-    // Optional only for an app that registers CAS services or uses the device grant instead.
+    // Optional only for an app that registers CAS services, uses the device grant or client_credentials.
     redirect_uris: Type.Optional(Type.Array(Type.String())),
     ...APP_SETTINGS,
   },
@@ -171,7 +172,10 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
-      redirectUris: checkedRedirectUris(redirect_uris ?? [], casServices.length > 0 || device_grant === true),
+      redirectUris: checkedRedirectUris(
+        redirect_uris ?? [],
+        casServices.length > 0 || device_grant === true || client_credentials === true,
+      ),
       casServices,
       deviceGrant: device_grant ?? false,
       clientCredentials: client_credentials ?? false,
@@ -200,15 +204,17 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (
         body.redirect_uris !== undefined ||
         body.device_grant === false ||
+        body.client_credentials === false ||
         body.cas_services !== undefined
       ) {
         // One rule: no redirect URI only for an app with CAS services or the device grant.
         const current = await findApp(clientId);
         const deviceGrant = body.device_grant ?? current.deviceGrant === true;
+        const clientCredentials = body.client_credentials ?? current.clientCredentials === true;
         const casServices = body.cas_services ?? current.casServices ?? [];
         checkedRedirectUris(
           body.redirect_uris ?? current.redirectUris,
-          deviceGrant || casServices.length > 0,
+          deviceGrant || clientCredentials || casServices.length > 0,
         );
       }
       const changes: AppChanges = {
