@@ -3,6 +3,7 @@ import { isSingleEmoji } from '../domain/emoji.js';
 import { passwordProblem } from '../domain/passwords.js';
 import { casServicesProblem } from '../cas/services.js';
 import { redirectUrisProblem } from '../domain/redirect-uris.js';
+import { allowedScopesProblem } from '../domain/service-accounts.js';
 import { isValidUin } from '../domain/users.js';
 import { startServer } from '../runtime.js';
 import { openStore } from '../storage/open-store.js';
@@ -95,6 +96,9 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
     'cas-service': { type: 'string', multiple: true },
     // docs/interface.md#device-authorization-grant: the app may use the device grant (then no redirect URI is needed).
     device: { type: 'boolean' },
+    // docs/interface.md#service-accounts-client-credentials: a service account (then no redirect URI is needed).
+    'client-credentials': { type: 'boolean' },
+    scope: { type: 'string', multiple: true },
   });
   // The app-name rule (src/shared/apps.ts), as the API and the page count it: in code points.
   if (appNameProblem(values.name ?? '') !== undefined) {
@@ -110,10 +114,19 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
   if (casProblem) throw new UsageError(`--cas-service: ${casProblem}`);
   // docs/interface.md#device-authorization-grant: a device-only app needs none either.
   const deviceGrant = values.device === true;
+  const clientCredentials = values['client-credentials'] === true;
+  const allowedScopes = values.scope ?? [];
+  const scopeProblem = allowedScopesProblem(allowedScopes);
+  if (scopeProblem) throw new UsageError(`--scope: ${scopeProblem}`);
+  if (allowedScopes.length > 0 && !clientCredentials) {
+    throw new UsageError(
+      '--scope names what --client-credentials tokens may carry: add --client-credentials',
+    );
+  }
   const problem =
     casServices.length > 0 && redirectUris.length === 0
       ? undefined
-      : redirectUrisProblem(redirectUris, deviceGrant);
+      : redirectUrisProblem(redirectUris, deviceGrant || clientCredentials);
   if (problem) throw new UsageError(`--redirect-uri: ${problem}`);
   await withContext(config, async (ctx) => {
     const { app, clientSecret } = await ctx.apps.create({
@@ -122,6 +135,8 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
       redirectUris,
       casServices,
       deviceGrant,
+      clientCredentials,
+      allowedScopes,
     });
     out(JSON.stringify({ client_id: app.clientId, client_secret: clientSecret }));
   });
@@ -140,6 +155,8 @@ export async function appList(config: Config, args: string[], out: Output): Prom
           disabled: app.disabled,
           redirect_uris: app.redirectUris,
           cas_services: app.casServices ?? [],
+          client_credentials: app.clientCredentials ?? false,
+          allowed_scopes: app.allowedScopes ?? [],
         }),
       );
     }

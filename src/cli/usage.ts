@@ -8,14 +8,19 @@ commands:
   user add --uin N --group G --password-stdin    create a user (G: admin, member or user);
                                                  the password is read from standard input
   app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...] [--cas-service URL ...] [--device]
+          [--client-credentials --scope S [--scope S2 ...]]
                                                  register an OAuth application; prints
                                                  {"client_id","client_secret"} as JSON;
                                                  --cas-service (repeatable) registers a CAS
                                                  service URL (then --redirect-uri is optional);
                                                  --device allows the device grant (RFC 8628),
-                                                 and then no --redirect-uri is needed
+                                                 and then no --redirect-uri is needed;
+                                                 --client-credentials makes it a service account
+                                                 (RFC 6749 section 4.4; no --redirect-uri needed)
+                                                 whose tokens may carry each --scope S
   app list                                       the apps, one JSON line each: client_id, name,
-                                                 emoji, disabled, redirect_uris, cas_services
+                                                 emoji, disabled, redirect_uris, cas_services,
+                                                 client_credentials, allowed_scopes
   import-campux --sqlite FILE | --mongo-export DIR [--keep-redirect-uri URI ...]
                                                  import users, apps and running bans from the
                                                  previous system (its SQLite file, or the files

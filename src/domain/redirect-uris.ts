@@ -38,7 +38,7 @@ export function redirectUriProblem(uri: string): string | undefined {
  */
 export function redirectUrisProblem(uris: readonly string[], deviceOnly = false): string | undefined {
   if (uris.length < 1 && !deviceOnly) {
-    return 'at least one redirect URI is required (an app with device_grant may have none)';
+    return 'at least one redirect URI is required (an app with device_grant, cas_services or client_credentials may have none)';
   }
   if (uris.length > MAX_REDIRECT_URIS) return `at most ${MAX_REDIRECT_URIS} redirect URIs are allowed`;
   if (new Set(uris).size !== uris.length) return 'redirect URIs must not repeat';

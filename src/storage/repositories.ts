@@ -105,6 +105,8 @@ export interface AppRepository {
         | 'homepageUrl'
         | 'casServices'
         | 'deviceGrant'
+        | 'clientCredentials'
+        | 'allowedScopes'
       >
     >,
   ): Promise<boolean>;

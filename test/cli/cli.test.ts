@@ -169,6 +169,34 @@ describe('campus-sso app add', () => {
     expect(refused.stderr).toContain('at least one redirect URI is required');
   });
 
+  it('registers a service account with --client-credentials and --scope, and no redirect URI', async () => {
+    const result = await cli([
+      'app',
+      'add',
+      '--name',
+      'Roster sync',
+      '--emoji',
+      '🔄',
+      '--client-credentials',
+      '--scope',
+      'admin:users:read',
+      '--scope',
+      'admin:users:write',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout) as { client_id: string };
+    await withContext(async (ctx) => {
+      expect(await ctx.store.apps.find(printed.client_id)).toMatchObject({
+        clientCredentials: true,
+        allowedScopes: ['admin:users:read', 'admin:users:write'],
+        redirectUris: [],
+      });
+    });
+    const base = ['app', 'add', '--name', 'Job', '--emoji', '🔄'];
+    expectUsageError(await cli([...base, '--client-credentials', '--scope', 'openid']), /--scope: /);
+    expectUsageError(await cli([...base, '--scope', 'admin:users:read']), /add --client-credentials/);
+  });
+
   it('counts the name in code points, as the API and the page do: 64 emoji pass, 65 are refused', async () => {
     const args = (name: string) => [
       'app',

@@ -181,6 +181,8 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         homepage_url: null,
         cas_services: [],
         device_grant: false,
+        client_credentials: false,
+        allowed_scopes: [],
       });
       expect(client_secret.length).toBeGreaterThanOrEqual(43);
       expect(await server.ctx.apps.authenticate(app.client_id, client_secret)).toBeDefined();

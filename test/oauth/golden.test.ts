@@ -420,6 +420,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
           'authorization_code',
           'refresh_token',
           'urn:ietf:params:oauth:grant-type:device_code',
+          'client_credentials',
         ],
         code_challenge_methods_supported: ['S256', 'plain'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

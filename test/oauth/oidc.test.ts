@@ -137,6 +137,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
           'authorization_code',
           'refresh_token',
           'urn:ietf:params:oauth:grant-type:device_code',
+          'client_credentials',
         ],
         code_challenge_methods_supported: ['S256', 'plain'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

@@ -42,8 +42,9 @@ function checkedHomepageUrl(url: string | null): string | null {
 }
 
 /**
- * An app that registers CAS services (docs/interface.md#cas-protocol) or uses the device grant
- * (docs/interface.md#device-authorization-grant) may register no redirect URI.
+ * An app that registers CAS services (docs/interface.md#cas-protocol), uses the device grant
+ * (docs/interface.md#device-authorization-grant) or client_credentials
+ * (docs/interface.md#service-accounts-client-credentials) may register no redirect URI.
  */
 function checkedRedirectUris(uris: readonly string[], noneNeeded = false): string[] {
   const problem = redirectUrisProblem(uris, noneNeeded);
@@ -91,13 +92,16 @@ const APP_SETTINGS = {
   // docs/interface.md#cas-protocol: the app's CAS service URLs.
   cas_services: Type.Optional(Type.Array(Type.String())),
   device_grant: Type.Optional(Type.Boolean()),
+  // docs/interface.md#service-accounts-client-credentials: RFC 6749 §4.4; AppService checks the scopes.
+  client_credentials: Type.Optional(Type.Boolean()),
+  allowed_scopes: Type.Optional(Type.Array(Type.String())),
 };
 
 const NewAppBody = Type.Object(
   {
     name: Type.String(),
     emoji: Type.String(),
-    // Optional only for an app that registers CAS services or uses the device grant instead.
+    // Optional only for an app that registers CAS services, uses the device grant or client_credentials.
     redirect_uris: Type.Optional(Type.Array(Type.String())),
     ...APP_SETTINGS,
   },
@@ -161,14 +165,21 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       homepage_url,
       cas_services,
       device_grant,
+      client_credentials,
+      allowed_scopes,
     } = request.body;
     const casServices = checkedCasServices(cas_services ?? []);
     const created = await ctx.apps.create({
       name: checkedName(name),
       emoji: checkedEmoji(emoji),
-      redirectUris: checkedRedirectUris(redirect_uris ?? [], casServices.length > 0 || device_grant === true),
+      redirectUris: checkedRedirectUris(
+        redirect_uris ?? [],
+        casServices.length > 0 || device_grant === true || client_credentials === true,
+      ),
       casServices,
       deviceGrant: device_grant ?? false,
+      clientCredentials: client_credentials ?? false,
+      allowedScopes: allowed_scopes ?? [],
       allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
       postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
       backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
@@ -193,15 +204,17 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (
         body.redirect_uris !== undefined ||
         body.device_grant === false ||
+        body.client_credentials === false ||
         body.cas_services !== undefined
       ) {
         // One rule: no redirect URI only for an app with CAS services or the device grant.
         const current = await findApp(clientId);
         const deviceGrant = body.device_grant ?? current.deviceGrant === true;
+        const clientCredentials = body.client_credentials ?? current.clientCredentials === true;
         const casServices = body.cas_services ?? current.casServices ?? [];
         checkedRedirectUris(
           body.redirect_uris ?? current.redirectUris,
-          deviceGrant || casServices.length > 0,
+          deviceGrant || clientCredentials || casServices.length > 0,
         );
       }
       const changes: AppChanges = {
@@ -210,6 +223,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
         ...(body.redirect_uris !== undefined && { redirectUris: [...body.redirect_uris] }),
         ...(body.cas_services !== undefined && { casServices: checkedCasServices(body.cas_services) }),
         ...(body.device_grant !== undefined && { deviceGrant: body.device_grant }),
+        ...(body.client_credentials !== undefined && { clientCredentials: body.client_credentials }),
+        ...(body.allowed_scopes !== undefined && { allowedScopes: body.allowed_scopes }),
         ...(body.disabled !== undefined && { disabled: body.disabled }),
         ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
         ...(body.allowed_groups !== undefined && {
@@ -228,7 +243,8 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
       if (Object.keys(changes).length === 0) {
         throw badRequest(
           'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
-            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services, device_grant',
+            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services, device_grant, ' +
+            'client_credentials, allowed_scopes',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
