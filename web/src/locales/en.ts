@@ -133,7 +133,9 @@ const en = {
     recoveryShownOnce: 'Save these recovery codes now: they are shown only once, and each works one time.',
     recoveryCopy: 'Copy the codes',
     recoveryDownload: 'Download as a text file',
-    recoverySaved: 'I have saved them',
+    recoverySavedCheck: 'I have saved these codes',
+    recoveryTickFirst: 'Tick “I have saved these codes” first: they are not shown again.',
+    recoveryDone: 'Done',
     recoveryFileTitle: '{site} recovery codes for {uin}',
   },
   home: {

@@ -128,7 +128,9 @@ const zhCN: MessageSchema = {
     recoveryShownOnce: '请立即保存这些恢复码：它们只显示这一次，每个只能使用一次。',
     recoveryCopy: '复制恢复码',
     recoveryDownload: '下载为文本文件',
-    recoverySaved: '我已保存',
+    recoverySavedCheck: '我已保存这些恢复码',
+    recoveryTickFirst: '请先勾选“我已保存这些恢复码”：它们不会再次显示。',
+    recoveryDone: '完成',
     recoveryFileTitle: '{uin} 的{site}恢复码',
   },
   home: {
