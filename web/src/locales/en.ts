@@ -22,6 +22,9 @@ const en = {
     confirm: 'Confirm',
     save: 'Save',
     close: 'Close',
+    keepOpen: 'Keep open',
+    closeCardsQuestion: 'Close the sign-in cards?',
+    closeCardsDetail: 'The reset codes on them are not shown again. Print the cards first.',
     done: 'Done',
     copy: 'Copy',
     copied: 'Copied',
@@ -135,7 +138,6 @@ const en = {
     recoveryDownload: 'Download as a text file',
     recoverySavedCheck: 'I have saved these codes',
     recoveryTickFirst: 'Tick “I have saved these codes” first: they are not shown again.',
-    recoveryDone: 'Done',
     recoveryFileTitle: '{site} recovery codes for {uin}',
   },
   home: {

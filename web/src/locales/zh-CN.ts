@@ -20,6 +20,9 @@ const zhCN: MessageSchema = {
     confirm: '确定',
     save: '保存',
     close: '关闭',
+    keepOpen: '保持打开',
+    closeCardsQuestion: '关闭登录卡？',
+    closeCardsDetail: '卡上的重置码不会再次显示，请先打印。',
     done: '完成',
     copy: '复制',
     copied: '已复制',
@@ -130,7 +133,6 @@ const zhCN: MessageSchema = {
     recoveryDownload: '下载为文本文件',
     recoverySavedCheck: '我已保存这些恢复码',
     recoveryTickFirst: '请先勾选“我已保存这些恢复码”：它们不会再次显示。',
-    recoveryDone: '完成',
     recoveryFileTitle: '{uin} 的{site}恢复码',
   },
   home: {
