@@ -50,13 +50,13 @@ const en = {
     user: 'User',
   },
   login: {
-    title: 'Log in',
-    intro: 'Log in with your school account.',
-    continueTo: 'Log in to continue to {app}.',
+    title: 'Sign in',
+    intro: 'Sign in with your school account.',
+    continueTo: 'Sign in to continue to {app}.',
     uin: 'UIN',
     uinPlaceholder: 'Your account number',
     password: 'Password',
-    submit: 'Log in',
+    submit: 'Sign in',
     uinRequired: 'Enter your UIN.',
     uinInvalid: 'A UIN is a number, such as 10001.',
     passwordRequired: 'Enter your password.',
@@ -141,7 +141,7 @@ const en = {
     recoveryFileTitle: '{site} recovery codes for {uin}',
   },
   home: {
-    welcome: 'Welcome, {uin}',
+    welcome: 'Welcome, {name}',
     signedInIntro: 'You are signed in. What would you like to do?',
     accountLink: 'My account',
     accountHint: 'Your details, your password, and the apps you allowed',
@@ -186,7 +186,7 @@ const en = {
     passwordChanged: 'Your password was changed.',
     directoryPassword: 'Change your password in the school directory',
     directoryPasswordHint:
-      'Your account comes from the school directory, which checks your password: campus-sso keeps none.',
+      'Your account comes from the school directory, which checks your password: this sign-in service keeps none.',
     submitPassword: 'Change password',
     apps: 'Apps I allowed',
     appsIntro: 'These applications can read your UIN, group and registration time.',
@@ -374,7 +374,7 @@ const en = {
     refusedTitle: 'This sign-out link is not valid',
     refusedBody: 'Nobody was signed out, and you were not sent back to the app. {reason}',
     refused: {
-      invalid_id_token_hint: 'The app’s proof of who is signing out was not issued by campus-sso.',
+      invalid_id_token_hint: 'The app’s proof of who is signing out was not issued by this sign-in service.',
       client_mismatch: 'The link names one app, but its proof of who is signing out belongs to another.',
       unregistered_post_logout_redirect_uri:
         'The address it would send you to afterwards is not one the app registered.',
@@ -453,7 +453,7 @@ const en = {
     device: 'Connect a device',
     reset: 'Set a new password',
     logout: 'Sign out',
-    signIn: 'Log in',
+    signIn: 'Sign in',
     consent: 'Authorize {app}',
     invalidLink: 'Sign-in link does not work',
     account: 'My account',
@@ -462,7 +462,7 @@ const en = {
   errors: {
     invalidRequest: 'The server refused these values. Check them and try again.',
     invalidLink: 'This sign-in link does not work.',
-    notSignedIn: 'Your sign-in has expired. Log in again to continue.',
+    notSignedIn: 'Your sign-in has expired. Sign in again to continue.',
     forbidden: 'You are not allowed to do this.',
     notFound: 'It no longer exists. Reload the page.',
     conflict: 'This conflicts with something that already exists.',
@@ -475,7 +475,7 @@ const en = {
     forgot: 'Forgot your password? Ask {helpdesk}.',
     forgotDefault: 'Forgot your password? Ask your school’s IT office.',
     haveCode: 'Have a reset code? Set a new password',
-    expired: 'Your sign-in has expired. Log in again to continue; your choice will then be sent to {app}.',
+    expired: 'Your sign-in has expired. Sign in again to continue; your choice will then be sent to {app}.',
     lockedAnnounce: 'Too many attempts. Logging in is locked for {seconds} seconds.',
   },
   invalidLink: {
