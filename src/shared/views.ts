@@ -43,6 +43,8 @@ export interface MeView extends UserView, PendingPasswordChange {
    * the school's directory, never here.
    */
   readonly source?: 'ldap';
+  /** The display name, present only when the person has one (the home page greets them by it). */
+  readonly name?: string;
 }
 
 /** The answer to a sign-in (`POST /v1/account/login`). */

@@ -19,6 +19,8 @@ export function tabbables(container: HTMLElement): HTMLElement[] {
 export interface FocusTrapOptions {
   /** Escape was pressed inside the view. */
   onEscape?: () => void;
+  /** Where focus that strayed behind the view goes back to (default: the view's first control). */
+  home?: () => HTMLElement | null;
 }
 
 export function useFocusTrap(
@@ -61,7 +63,7 @@ export function useFocusTrap(
   function onFocusIn(event: FocusEvent): void {
     const root = container.value;
     if (root && event.target instanceof Node && !root.contains(event.target)) {
-      (tabbables(root)[0] ?? root).focus();
+      (options.home?.() ?? tabbables(root)[0] ?? root).focus();
     }
   }
 
