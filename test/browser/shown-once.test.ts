@@ -28,7 +28,7 @@ let app: World['app'];
 
 beforeAll(async () => {
   ({ sso, browser, app } = await startWorld());
-}, 60_000);
+}, 180_000);
 
 afterAll(() => stopWorld({ sso, browser }));
 
