@@ -163,6 +163,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       ...userView(signedIn.user),
       ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
       ...(signedIn.user.source === 'ldap' && { source: 'ldap' as const }),
+      ...(signedIn.user.name && { name: signedIn.user.name }),
     };
     return ok(me);
   });
