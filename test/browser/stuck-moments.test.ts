@@ -320,7 +320,7 @@ describe('item 7: the reset path returns to the app', () => {
     await page.locator('main[data-view="/reset"]').waitFor();
     await page.getByRole('link', { name: 'Back to sign in' }).click();
     await page.locator('main[data-view="/auth"]').waitFor();
-    await page.getByText('Sign in to continue to 📚 Library.').waitFor();
+    await page.getByText('Log in to continue to 📚 Library.').waitFor();
     expect(new URL(page.url()).hash).toContain('state=st-7b');
     expect(problems).toEqual([]);
     await context.close();
