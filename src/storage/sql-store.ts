@@ -6,6 +6,7 @@
 import { Migrator, sql } from 'kysely';
 import { Apps } from './apps.js';
 import { AuditEvents } from './audit.js';
+import { UserRoles } from './roles.js';
 import { CasTickets } from './cas-tickets.js';
 import { Codes } from './codes.js';
 import { type Connection, transactionQuerier } from './connection.js';
@@ -52,6 +53,7 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     casTickets: new CasTickets(connection),
     deviceAuthorizations: new DeviceAuthorizations(connection),
     phoneSignIns: new PhoneSignIns(connection),
+    roles: new UserRoles(connection),
   };
 }
 
@@ -76,6 +78,7 @@ export class SqlStore implements Store {
   private readonly exclusiveWork: ExclusiveWork;
   readonly deviceAuthorizations: DeviceAuthorizations;
   readonly phoneSignIns: PhoneSignIns;
+  readonly roles: UserRoles;
   private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
@@ -104,6 +107,7 @@ export class SqlStore implements Store {
     this.exclusiveWork = new ExclusiveWork(connection);
     this.deviceAuthorizations = new DeviceAuthorizations(connection);
     this.phoneSignIns = new PhoneSignIns(connection);
+    this.roles = new UserRoles(connection);
   }
 
   exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>> {
