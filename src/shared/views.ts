@@ -83,6 +83,10 @@ export interface AppView {
   readonly device_grant: boolean;
   /** docs/interface.md#cas-protocol: the CAS service URLs registered for it. */
   readonly cas_services: readonly string[];
+  /** May get tokens for itself, without a user, RFC 6749 §4.4 (docs/interface.md#service-accounts-client-credentials). */
+  readonly client_credentials: boolean;
+  /** The scopes its client_credentials tokens may carry. */
+  readonly allowed_scopes: readonly string[];
 }
 
 /** What the CAS sign-in page shows of the app a service belongs to (`GET /v1/cas/service-info`). */

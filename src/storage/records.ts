@@ -92,6 +92,10 @@ export interface AppRecord {
   readonly casServices?: readonly string[];
   /** docs/interface.md#device-authorization-grant: the app may use RFC 8628's device grant (absent: no). */
   readonly deviceGrant?: boolean;
+  /** docs/interface.md#service-accounts-client-credentials: RFC 6749 §4.4 tokens for itself (absent: no). */
+  readonly clientCredentials?: boolean;
+  /** The scopes its client_credentials tokens may carry (absent: none). */
+  readonly allowedScopes?: readonly string[];
 }
 
 /**
@@ -101,7 +105,14 @@ export interface AppRecord {
  */
 export type ClientRecord = Pick<
   AppRecord,
-  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups' | 'deviceGrant'
+  | 'clientId'
+  | 'secretHash'
+  | 'disabled'
+  | 'allowRefreshTokens'
+  | 'allowedGroups'
+  | 'deviceGrant'
+  | 'clientCredentials'
+  | 'allowedScopes'
 >;
 
 export interface LogoutAttempt {

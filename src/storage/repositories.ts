@@ -115,6 +115,8 @@ export interface AppRepository {
         | 'homepageUrl'
         | 'casServices'
         | 'deviceGrant'
+        | 'clientCredentials'
+        | 'allowedScopes'
       >
     >,
   ): Promise<boolean>;

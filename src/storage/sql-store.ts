@@ -20,6 +20,7 @@ import { SecondFactors } from './second-factors.js';
 import { Readiness } from './readiness.js';
 import { ResetCodes } from './reset-codes.js';
 import { LogoutSignal, Logouts } from './logouts.js';
+import { ServiceTokens } from './service-tokens.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { Exclusive, PurgeReport, Repositories, Store } from './store.js';
@@ -54,6 +55,7 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     deviceAuthorizations: new DeviceAuthorizations(connection),
     phoneSignIns: new PhoneSignIns(connection),
     roles: new UserRoles(connection),
+    serviceTokens: new ServiceTokens(connection),
   };
 }
 
@@ -79,6 +81,7 @@ export class SqlStore implements Store {
   readonly deviceAuthorizations: DeviceAuthorizations;
   readonly phoneSignIns: PhoneSignIns;
   readonly roles: UserRoles;
+  readonly serviceTokens: ServiceTokens;
   private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
@@ -108,6 +111,7 @@ export class SqlStore implements Store {
     this.deviceAuthorizations = new DeviceAuthorizations(connection);
     this.phoneSignIns = new PhoneSignIns(connection);
     this.roles = new UserRoles(connection);
+    this.serviceTokens = new ServiceTokens(connection);
   }
 
   exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>> {
@@ -214,7 +218,9 @@ export class SqlStore implements Store {
 
   async purgeExpired(now: number, auditRetentionDays?: number): Promise<PurgeReport> {
     const codes = await this.codes.purgeExpired(now);
-    const { accessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
+    const { accessTokens: userAccessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
+    // Service tokens are access tokens too (an app's own, RFC 6749 §4.4): counted with them.
+    const accessTokens = userAccessTokens + (await this.serviceTokens.purgeExpired(now));
     const sessions = await this.sessions.purgeExpired(now);
     const throttles = await this.throttles.purgeExpired(now);
     // Unfinished ceremonies are not worth a line in the report.

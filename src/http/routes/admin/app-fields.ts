@@ -81,6 +81,9 @@ const APP_SETTINGS = {
   // docs/interface.md#cas-protocol: the app's CAS service URLs.
   cas_services: Type.Optional(Type.Array(Type.String())),
   device_grant: Type.Optional(Type.Boolean()),
+  // docs/interface.md#service-accounts-client-credentials: RFC 6749 §4.4; AppService checks the scopes.
+  client_credentials: Type.Optional(Type.Boolean()),
+  allowed_scopes: Type.Optional(Type.Array(Type.String())),
 };
 
 export const NewAppBody = Type.Object(
@@ -116,6 +119,8 @@ export function appChangesFrom(body: AppChangesBody): AppChanges {
     ...(body.redirect_uris !== undefined && { redirectUris: [...body.redirect_uris] }),
     ...(body.cas_services !== undefined && { casServices: checkedCasServices(body.cas_services) }),
     ...(body.device_grant !== undefined && { deviceGrant: body.device_grant }),
+    ...(body.client_credentials !== undefined && { clientCredentials: body.client_credentials }),
+    ...(body.allowed_scopes !== undefined && { allowedScopes: body.allowed_scopes }),
     ...(body.disabled !== undefined && { disabled: body.disabled }),
     ...(body.allow_refresh_tokens !== undefined && { allowRefreshTokens: body.allow_refresh_tokens }),
     ...(body.allowed_groups !== undefined && {

@@ -38,6 +38,8 @@ const createApp: RoutePlugin = async (app, { ctx }) => {
         redirectUris: checkedRedirectUris(body.redirect_uris ?? [], casServices.length > 0 || deviceGrant),
         casServices,
         deviceGrant,
+        clientCredentials: body.client_credentials ?? false,
+        allowedScopes: body.allowed_scopes ?? [],
         allowedGroups: checkedGroups(body.allowed_groups ?? [], 'allowed_groups'),
         postLogoutRedirectUris: checkedPostLogoutRedirectUris(body.post_logout_redirect_uris ?? []),
         backchannelLogoutUri: checkedBackchannelLogoutUri(body.backchannel_logout_uri ?? null),
@@ -74,7 +76,8 @@ const changeApp: RoutePlugin = async (app, { ctx }) => {
       if (Object.keys(changes).length === 0) {
         throw badRequest(
           'send at least one of name, emoji, redirect_uris, disabled, allow_refresh_tokens, allowed_groups, ' +
-            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services, device_grant',
+            'post_logout_redirect_uris, backchannel_logout_uri, listed, homepage_url, cas_services, device_grant, ' +
+            'client_credentials, allowed_scopes',
         );
       }
       if (!(await ctx.apps.change(clientId, changes))) throw notFound(`no app with client_id ${clientId}`);
