@@ -23,7 +23,7 @@ export interface AuditInput {
   readonly outcome?: AuditOutcome;
   /** Who acted: the signed-in user, or null when nobody is known (a refused sign-in). */
   readonly actorUin?: number | null;
-  /** The app whose service token made the call (docs/interface.md#service-accounts). */
+  /** The app whose service token made the call (docs/interface.md#service-tokens-at-the-admin-api). */
   readonly actorClientId?: string | null;
   /** What was acted on: `user:<uin>`, `app:<client_id>`, `users:<n>`. */
   readonly target?: string | null;

@@ -4,7 +4,7 @@
  * and hold no role themselves: so nobody in a role reaches an admin, another role holder or themselves.
  */
 import type { Clock } from '../clock.js';
-import { type Role, type RoleGrant, mergedGrants, rolesProblem } from '../shared/roles.js';
+import { type Role, type RoleGrant, rolesProblem } from '../shared/roles.js';
 import type { Store, UserRecord, UserScope } from '../storage/store.js';
 import { enforce } from './rule-violation.js';
 
@@ -30,9 +30,8 @@ export function rolesOfMany(
  * caller has checked that the user exists and that the one asking is an admin.
  */
 export async function replaceRoles(deps: RoleDeps, uin: number, grants: readonly RoleGrant[]): Promise<void> {
-  const merged = mergedGrants(grants);
-  enforce(rolesProblem(merged));
-  await deps.store.roles.replace(uin, merged, deps.clock.now());
+  enforce(rolesProblem(grants));
+  await deps.store.roles.replace(uin, grants, deps.clock.now());
 }
 
 /**

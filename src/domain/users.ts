@@ -265,7 +265,7 @@ export class UserService {
     changes: UserChanges,
     adminSession: Pick<SessionRecord, 'uin' | 'idHash'> | null,
   ): Promise<AdminChangeOutcome> {
-    // null: an app's service token (docs/interface.md#service-accounts), which has no session of its own.
+    // null: an app's service token (docs/interface.md#service-tokens-at-the-admin-api), which has no session of its own.
     const actorUin = adminSession?.uin;
     const user = await this.store.users.find(uin);
     if (!user) return { outcome: 'not-found' };

@@ -218,6 +218,6 @@ export interface AuditEventView {
   readonly user_agent: string | null;
   readonly outcome: string;
   readonly detail: Readonly<Record<string, unknown>> | null;
-  /** The app whose service token made the call (docs/interface.md#service-accounts); null for a person. */
+  /** The app whose service token made the call (docs/interface.md#service-tokens-at-the-admin-api); null for a person. */
   readonly actor_client_id: string | null;
 }

@@ -331,7 +331,7 @@ export interface AuditEventRecord {
   readonly outcome: string;
   /** Never a secret. */
   readonly detail: Readonly<Record<string, unknown>> | null;
-  /** The app whose service token made the call (docs/interface.md#service-accounts); null for a person. */
+  /** The app whose service token made the call (docs/interface.md#service-tokens-at-the-admin-api); null for a person. */
   readonly actorClientId?: string | null;
 }
 

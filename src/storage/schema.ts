@@ -197,7 +197,7 @@ export interface AuditEventsTable {
   outcome: string;
   /** JSON object, never a secret. */
   detail: string | null;
-  /** 0015-roles: the app whose service token made the call (docs/interface.md#service-accounts). */
+  /** 0015-roles: the app whose service token made the call (docs/interface.md#service-tokens-at-the-admin-api). */
   actor_client_id: string | null;
 }
 

@@ -122,7 +122,7 @@ export function withToken(
 }
 
 /**
- * A service token of an app allowed `scope` (docs/interface.md#service-accounts), obtained as a roster job
+ * A service token of an app allowed `scope` (docs/interface.md#service-tokens-at-the-admin-api), obtained as a roster job
  * would: the app registered with client_credentials, then `grant_type=client_credentials` at the token
  * endpoint.
  */

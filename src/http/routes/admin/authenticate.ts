@@ -26,7 +26,7 @@ const invalidToken = (message: string): ApiError =>
     'www-authenticate': 'Bearer realm="campus-sso", error="invalid_token"',
   });
 
-/** A service token's app (docs/interface.md#service-accounts): no cookie is looked at then. */
+/** A service token's app (docs/interface.md#service-tokens-at-the-admin-api): no cookie is looked at then. */
 async function serviceFrom(ctx: AppContext, authorization: string): Promise<AdminPrincipal> {
   const token = BEARER.exec(authorization)?.[1];
   if (token === undefined) {

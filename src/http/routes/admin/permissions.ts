@@ -41,7 +41,7 @@ declare module 'fastify' {
   }
 }
 
-/** The admin-API scopes a service token may carry (docs/interface.md#service-accounts). */
+/** The admin-API scopes a service token may carry (docs/interface.md#service-tokens-at-the-admin-api). */
 export const ADMIN_SCOPES = ['admin:users:read', 'admin:users:write', 'admin:audit:read'] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 

@@ -9,7 +9,7 @@ import { NewUserBody, checkedPassword } from './user-fields.js';
 
 /**
  * `POST /v1/admin/users` (docs/interface.md#admin-api): an admin, or a roster job's service token (never an
- * admin then, docs/interface.md#service-accounts), creates one user.
+ * admin then, docs/interface.md#service-tokens-at-the-admin-api), creates one user.
  */
 export const adminUserCreateRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(

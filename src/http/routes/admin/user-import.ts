@@ -36,7 +36,7 @@ export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
     '/v1/admin/users/import',
     {
       schema: { body: ImportBody },
-      // docs/interface.md#service-accounts: a roster job's token may import people, never admins.
+      // docs/interface.md#service-tokens-at-the-admin-api: a roster job's token may import people, never admins.
       config: { csrf: true, permission: { action: 'users.create', target: 'new-users' } },
       bodyLimit: IMPORT_BODY_LIMIT,
     },
