@@ -307,8 +307,7 @@ export class UserService {
         // A reset usually follows a compromise: whoever held the old password loses what it gave them —
         // except the admin making this call, when they reset their own. Committed with the change.
         // docs/security.md#second-factors: what a stolen session may have added goes with the old password.
-        if (password !== undefined && uin !== actorUin)
-          await removeFactorsAddedSinceLastSignIn(tx, uin);
+        if (password !== undefined && uin !== actorUin) await removeFactorsAddedSinceLastSignIn(tx, uin);
         if (endsAccount) await endAccess(tx, uin, now);
         else if (password !== undefined) await endAccess(tx, uin, now, adminSession?.idHash);
         // New groups end what the user holds for apps that no longer allow them (app-access.ts).
