@@ -88,7 +88,7 @@ describe('campus-sso user add --role', () => {
       'uin',
       'user_group',
     ]);
-  });
+  }, 180_000);
 });
 
 describe('campus-sso user roles', () => {
