@@ -40,8 +40,9 @@ async function main(argv: string[]): Promise<number> {
       await (await commands()).migrate(config, out);
       return 0;
     case 'user':
-      if (sub !== 'add') throw new UsageError(`unknown command "user ${sub ?? ''}"`.trim());
-      await (await commands()).userAdd(config, rest, out);
+      if (sub === 'roles') await (await import('./cli/user-roles.js')).userRoles(config, rest, out);
+      else if (sub === 'add') await (await commands()).userAdd(config, rest, out);
+      else throw new UsageError(`unknown command "user ${sub ?? ''}"`.trim());
       return 0;
     case 'users': {
       if (sub !== 'disable-dormant') throw new UsageError(`unknown command "users ${sub ?? ''}"`.trim());

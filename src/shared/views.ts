@@ -3,6 +3,7 @@
  * docs/interface.md#admin-api). The server builds them (src/domain) and the pages read them (web/src/api/):
  * one definition, so the two cannot drift apart. Types only.
  */
+import type { RoleGrant } from './roles.js';
 import type { UserGroup } from './users.js';
 
 /** A user as every JSON answer shows them (`/v1/account/me`, legacy user information). */
@@ -26,6 +27,8 @@ export interface AdminUserView extends UserView {
   readonly source: 'local' | 'ldap';
   /** The second factors the user has (docs/interface.md#second-factor), so an admin can help one who lost them. */
   readonly second_factors: readonly ('totp' | 'passkey')[];
+  /** The roles held beside `user_group` (docs/interface.md#roles); empty for most people. */
+  readonly roles: readonly RoleGrant[];
 }
 
 /**
@@ -45,6 +48,8 @@ export interface MeView extends UserView, PendingPasswordChange {
   readonly source?: 'ldap';
   /** The display name, present only when the person has one (the home page greets them by it). */
   readonly name?: string;
+  /** The roles held beside `user_group` (docs/interface.md#roles); empty for most people. */
+  readonly roles: readonly RoleGrant[];
 }
 
 /** The answer to a sign-in (`POST /v1/account/login`). */
@@ -215,4 +220,6 @@ export interface AuditEventView {
   readonly user_agent: string | null;
   readonly outcome: string;
   readonly detail: Readonly<Record<string, unknown>> | null;
+  /** The app whose service token made the call (docs/interface.md#service-tokens-at-the-admin-api); null for a person. */
+  readonly actor_client_id: string | null;
 }

@@ -197,6 +197,17 @@ export interface AuditEventsTable {
   outcome: string;
   /** JSON object, never a secret. */
   detail: string | null;
+  /** 0015-roles: the app whose service token made the call (docs/interface.md#service-tokens-at-the-admin-api). */
+  actor_client_id: string | null;
+}
+
+/** A role a user holds beside `user_group` (0015-roles; docs/interface.md#roles). */
+export interface UserRolesTable {
+  uin: number;
+  role: string;
+  /** JSON array of group tags. */
+  groups: string;
+  granted_at: number;
 }
 
 /** Which apps received an id_token in which session (Back-Channel Logout 1.0 §2.1). */
@@ -317,5 +328,6 @@ export interface Database {
   cas_tickets: CasTicketsTable;
   device_authorizations: DeviceAuthorizationsTable;
   phone_sign_ins: PhoneSignInsTable;
+  user_roles: UserRolesTable;
   service_tokens: ServiceTokensTable;
 }

@@ -6,6 +6,7 @@
 import { Migrator, sql } from 'kysely';
 import { Apps } from './apps.js';
 import { AuditEvents } from './audit.js';
+import { UserRoles } from './roles.js';
 import { CasTickets } from './cas-tickets.js';
 import { Codes } from './codes.js';
 import { type Connection, transactionQuerier } from './connection.js';
@@ -53,6 +54,7 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     casTickets: new CasTickets(connection),
     deviceAuthorizations: new DeviceAuthorizations(connection),
     phoneSignIns: new PhoneSignIns(connection),
+    roles: new UserRoles(connection),
     serviceTokens: new ServiceTokens(connection),
   };
 }
@@ -78,6 +80,7 @@ export class SqlStore implements Store {
   private readonly exclusiveWork: ExclusiveWork;
   readonly deviceAuthorizations: DeviceAuthorizations;
   readonly phoneSignIns: PhoneSignIns;
+  readonly roles: UserRoles;
   readonly serviceTokens: ServiceTokens;
   private readonly logoutsQueued = new LogoutSignal();
 
@@ -107,6 +110,7 @@ export class SqlStore implements Store {
     this.exclusiveWork = new ExclusiveWork(connection);
     this.deviceAuthorizations = new DeviceAuthorizations(connection);
     this.phoneSignIns = new PhoneSignIns(connection);
+    this.roles = new UserRoles(connection);
     this.serviceTokens = new ServiceTokens(connection);
   }
 

@@ -15,6 +15,7 @@ import type {
   ConsentRepository,
   DeviceAuthorizationRepository,
   PhoneSignInRepository,
+  RoleRepository,
   LogoutRepository,
   PendingSignInRepository,
   ResetCodeRepository,
@@ -51,6 +52,7 @@ export interface Repositories {
   readonly casTickets: CasTicketRepository;
   readonly deviceAuthorizations: DeviceAuthorizationRepository;
   readonly phoneSignIns: PhoneSignInRepository;
+  readonly roles: RoleRepository;
   readonly serviceTokens: ServiceTokenRepository;
 }
 

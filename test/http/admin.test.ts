@@ -510,6 +510,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         locked_until: null,
         source: 'local',
         second_factors: [],
+        roles: [],
       });
       await signIn(server, uin);
     });
@@ -617,6 +618,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         locked_until: null,
         source: 'local',
         second_factors: [],
+        roles: [],
       });
     });
 

@@ -1,10 +1,10 @@
-import { unlockAccount } from '../../../domain/login-throttle.js';
+import { findUser, unlockUser } from '../../../domain/admin-reads.js';
 import { DIRECTORY_OWNS_PASSWORD, isDirectoryUser } from '../../../domain/directory-users.js';
 import { directoryOwnsPassword } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { userTarget } from '../../../domain/audit.js';
-import { auditAdminOnUser, currentAdmin } from './require-admin.js';
+import { auditAdminAction, auditAdminOnUser } from './audit-actor.js';
 import { adminUserAction } from './user-action.js';
 
 /**
@@ -13,22 +13,20 @@ import { adminUserAction } from './user-action.js';
  */
 export const adminUserRecoveryRoutes: RoutePlugin = async (app, { ctx }) => {
   adminUserAction(app, ctx, 'POST', '/v1/admin/users/:uin/unlock', async (uin, request) => {
-    await unlockAccount(ctx.store, uin);
+    await unlockUser(ctx, uin);
     await auditAdminOnUser(ctx, request, 'user_unlocked', uin);
     return ok({});
   });
 
   adminUserAction(app, ctx, 'POST', '/v1/admin/users/:uin/reset-code', async (uin, request) => {
     // docs/interface.md#the-schools-directory: a directory user's password is reset in the directory.
-    const user = await ctx.store.users.find(uin);
+    const user = await findUser(ctx, uin);
     if (user && isDirectoryUser(user)) {
-      await ctx.audit.record({
+      await auditAdminAction(ctx, request, {
         action: 'reset_code_issued',
         outcome: 'failure',
-        actorUin: currentAdmin(request).uin,
         target: userTarget(uin),
         detail: { reason: 'directory_user' },
-        request,
       });
       throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
     }
