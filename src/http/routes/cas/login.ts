@@ -5,7 +5,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { clearSessionCookie, findSignedIn } from '../../session-cookie.js';
 import { endPreviousSignIn } from '../account/second-factor-sign-in.js';
 import { sendNotice } from './notice-page.js';
-import { CasQuery, single } from './query.js';
+import { casQuery, single } from './query.js';
 
 function redirectNoStore(reply: FastifyReply, url: string): FastifyReply {
   // The URL may carry a fresh ticket: never cache it.
@@ -17,33 +17,37 @@ function redirectNoStore(reply: FastifyReply, url: string): FastifyReply {
  * unregistered service gets a page that says so, never a redirect.
  */
 export const casLoginRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/cas/login', { schema: { querystring: CasQuery } }, async (request, reply) => {
-    const service = single(request.query, 'service');
-    const unregistered = (): FastifyReply => {
-      request.log.info({ service }, 'CAS login for an unregistered service refused');
-      return sendNotice(request, reply, 'unregisteredService', 400, `${ctx.config.baseUrl}/`);
-    };
-    // A service sent twice is no registered service.
-    if (service === null) return unregistered();
-    // The password-change rule is the page's to apply: here the user only gets no ticket.
-    const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
-    const outcome = await casLogin(ctx, request, signedIn, {
-      service,
-      renew: flag(single(request.query, 'renew') ?? undefined),
-      gateway: flag(single(request.query, 'gateway') ?? undefined),
-    });
-    switch (outcome.kind) {
-      case 'home':
-        return redirectNoStore(reply, `${ctx.config.baseUrl}/#/`);
-      case 'unregistered':
-        return unregistered();
-      case 'redirect':
-      case 'page':
-        return redirectNoStore(reply, outcome.url);
-    }
-  });
+  app.get(
+    '/cas/login',
+    { schema: { querystring: casQuery('service', 'renew', 'gateway') } },
+    async (request, reply) => {
+      const service = single(request.query, 'service');
+      const unregistered = (): FastifyReply => {
+        request.log.info({ service }, 'CAS login for an unregistered service refused');
+        return sendNotice(request, reply, 'unregisteredService', 400, `${ctx.config.baseUrl}/`);
+      };
+      // A service sent twice is no registered service.
+      if (service === null) return unregistered();
+      // The password-change rule is the page's to apply: here the user only gets no ticket.
+      const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
+      const outcome = await casLogin(ctx, request, signedIn, {
+        service,
+        renew: flag(single(request.query, 'renew') ?? undefined),
+        gateway: flag(single(request.query, 'gateway') ?? undefined),
+      });
+      switch (outcome.kind) {
+        case 'home':
+          return redirectNoStore(reply, `${ctx.config.baseUrl}/#/`);
+        case 'unregistered':
+          return unregistered();
+        case 'redirect':
+        case 'page':
+          return redirectNoStore(reply, outcome.url);
+      }
+    },
+  );
 
-  app.get('/cas/logout', { schema: { querystring: CasQuery } }, async (request, reply) => {
+  app.get('/cas/logout', { schema: { querystring: casQuery('service') } }, async (request, reply) => {
     // Signing out is always allowed, also to a user whose password must be changed first.
     const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
     // Ends the session as POST /v1/account/logout does: its single logouts are queued in the same

@@ -10,7 +10,12 @@ import {
 import { flag } from '../../../cas/login.js';
 import { casAttributes, validateServiceTicket } from '../../../cas/tickets.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { CasQuery, single } from './query.js';
+import { casQuery, single } from './query.js';
+
+/** CAS 3.0 §2.4–§2.6: the validation parameters (`pgtUrl` accepted and ignored). */
+const ValidateQuery = casQuery('service', 'ticket', 'renew', 'pgtUrl', 'format');
+/** CAS 3.0 §2.7. */
+const ProxyQuery = casQuery('pgt', 'targetService', 'format');
 
 type Query = Readonly<Record<string, string | readonly string[]>>;
 
@@ -42,15 +47,19 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
     });
   }
 
-  app.get('/cas/validate', { schema: { querystring: CasQuery } }, async (request, reply) => {
-    try {
-      const outcome = await validate(request);
-      return send(reply, validateAnswer(outcome.ok ? String(outcome.user.uin) : undefined));
-    } catch (error) {
-      request.log.error({ err: error }, 'CAS validation failed');
-      return send(reply, validateAnswer(undefined), 500);
-    }
-  });
+  app.get(
+    '/cas/validate',
+    { schema: { querystring: casQuery('service', 'ticket', 'renew') } },
+    async (request, reply) => {
+      try {
+        const outcome = await validate(request);
+        return send(reply, validateAnswer(outcome.ok ? String(outcome.user.uin) : undefined));
+      } catch (error) {
+        request.log.error({ err: error }, 'CAS validation failed');
+        return send(reply, validateAnswer(undefined), 500);
+      }
+    },
+  );
 
   for (const [path, attributes] of [
     ['/cas/serviceValidate', false],
@@ -58,7 +67,7 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
     ['/cas/p3/serviceValidate', true],
     ['/cas/p3/proxyValidate', true],
   ] as const) {
-    app.get(path, { schema: { querystring: CasQuery } }, async (request, reply) => {
+    app.get(path, { schema: { querystring: ValidateQuery } }, async (request, reply) => {
       const format = formatOf(request.query);
       try {
         const outcome = await validate(request);
@@ -83,7 +92,7 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
   }
 
   // §2.7: proxy tickets need a proxy-granting ticket, and campus-sso issues none.
-  app.get('/cas/proxy', { schema: { querystring: CasQuery } }, async (request, reply) =>
+  app.get('/cas/proxy', { schema: { querystring: ProxyQuery } }, async (request, reply) =>
     send(
       reply,
       proxyFailure(formatOf(request.query), 'INVALID_REQUEST', 'campus-sso issues no proxy-granting tickets'),

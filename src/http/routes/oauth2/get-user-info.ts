@@ -3,6 +3,7 @@ import { requireActiveAccessToken } from '../../../oauth/bearer.js';
 import { userView } from '../../../domain/users.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { BEARER } from '../../openapi/security.js';
 
 /**
  * The 200 answer, in the documented key order (docs/interface.md#legacy-user-information). Declaring it
@@ -26,7 +27,10 @@ const LegacyUserInfoResponse = Type.Object({
 export const legacyGetUserInfoRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get(
     '/v1/oauth2/get-user-info',
-    { schema: { response: { 200: LegacyUserInfoResponse } }, config: { errorStyle: 'legacy' } },
+    {
+      schema: { response: { 200: LegacyUserInfoResponse }, security: BEARER },
+      config: { errorStyle: 'legacy', serializeWithSchema: true },
+    },
     async (request) => {
       // RFC 6750 §2.1: Authorization: Bearer <token>; §3.1 invalid_token when it is no longer good.
       const owner = await requireActiveAccessToken(ctx, request.headers.authorization);

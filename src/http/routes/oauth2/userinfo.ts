@@ -5,6 +5,7 @@ import { InsufficientScope } from '../../../oauth/errors.js';
 import { profileClaims, releasesProfileClaims } from '../../../oauth/profile-claims.js';
 import { hasScope } from '../../../oauth/scopes.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { BEARER } from '../../openapi/security.js';
 
 const UserInfoResponse = Type.Object({
   sub: Type.String(),
@@ -64,8 +65,8 @@ export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     return profile ? { ...answer, ...profileClaims(profile, token.scope) } : answer;
   };
   const options = {
-    schema: { response: { 200: UserInfoResponse } },
-    config: { errorStyle: 'oauth' as const },
+    schema: { response: { 200: UserInfoResponse }, security: BEARER },
+    config: { errorStyle: 'oauth' as const, serializeWithSchema: true },
   };
   app.get('/v1/oauth2/userinfo', options, handler);
   app.post(
