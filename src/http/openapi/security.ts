@@ -13,7 +13,8 @@ type SecuritySchemeObject = NonNullable<
 >[string];
 
 /** The names of the security schemes below. */
-export type SecuritySchemeName = 'sessionCookie' | 'bearerToken' | 'clientSecretBasic' | 'serviceToken';
+export type SecuritySchemeName =
+  'sessionCookie' | 'bearerToken' | 'clientSecretBasic' | 'serviceToken' | 'phoneSignInCookie';
 
 /** OpenAPI security requirements: any one of the entries, each needing all of its schemes. */
 export type SecurityRequirements = ReadonlyArray<Readonly<Record<string, readonly string[]>>>;
@@ -32,6 +33,9 @@ export const BEARER: SecurityRequirements = [{ bearerToken: [] }];
  */
 export const CLIENT: SecurityRequirements = [{ clientSecretBasic: [] }, {}];
 
+/** The computer's secret of a phone sign-in (docs/interface.md#sign-in-with-your-phone). */
+export const PHONE_SIGN_IN: SecurityRequirements = [{ phoneSignInCookie: [] }];
+
 /** The schemes the document defines (components.securitySchemes). */
 export function securitySchemes(config: Config): Record<SecuritySchemeName, SecuritySchemeObject> {
   const cookie = config.secureCookies ? '__Host-campus_sso_session' : 'campus_sso_session';
@@ -44,6 +48,12 @@ export function securitySchemes(config: Config): Record<SecuritySchemeName, Secu
         'The browser session, set by POST /v1/account/login. Calls marked x-csrf also need: Origin, when ' +
         'sent, equal to the origin of BASE_URL; no Sec-Fetch-Site: cross-site; a body, if any, as ' +
         'application/json (docs/interface.md#browser-session-api).',
+    },
+    phoneSignInCookie: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'campus_sso_phone_sign_in',
+      description: 'The secret of a phone sign-in, set by POST /v1/account/phone-sign-in on the computer.',
     },
     bearerToken: {
       type: 'http',
