@@ -41,4 +41,23 @@ describeOnDatabases('GET /v1/openapi.json', ({ server }) => {
     expect(registered.length).toBeGreaterThan(60);
     expect(documented).toEqual(expect.arrayContaining(registered.map((r) => openApiPath(r))));
   });
+
+  it('says what each operation answers, and what credentials it needs', async () => {
+    const document = await fetchDocument(server.baseUrl);
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const statuses = Object.keys(operation.responses);
+        if (!statuses.some((status) => /^[23]/.test(status))) problems.push(`${where}: no success answer`);
+        if (!statuses.includes('4XX')) problems.push(`${where}: no error answer`);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (response.description === 'Default Response')
+            problems.push(`${where} ${status}: no description`);
+        }
+        if (operation.security === undefined) problems.push(`${where}: no security`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
 });

@@ -20,6 +20,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { GroupListSchema, checkedGroups } from './people.js';
 import { currentAdmin } from './require-admin.js';
 import { ClientIdParams, rejectBody } from './schemas.js';
+import { AppAnswers, AppsAnswers, DoneAnswers, NewAppAnswers, RotatedSecretAnswers } from './answers.js';
 
 /** The app-name rule (src/shared/apps.ts); AppService enforces it again, whatever the path. */
 function checkedName(name: string): string {
@@ -144,49 +145,63 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
     return { ...appView(found), backchannel_logout_pending: queued.get(found.clientId) ?? 0 };
   }
 
-  app.get('/v1/admin/apps', async () => {
+  app.get('/v1/admin/apps', { schema: { response: AppsAnswers } }, async () => {
     const [apps, pending] = await Promise.all([ctx.store.apps.list(), ctx.store.logouts.pendingByApp()]);
     return ok({ apps: await Promise.all(newestFirst(apps).map((a) => adminAppView(a, pending))) });
   });
 
-  app.post('/v1/admin/apps', { schema: { body: NewAppBody }, config: { csrf: true } }, async (request) => {
-    const {
-      name,
-      emoji,
-      redirect_uris,
-      allowed_groups,
-      post_logout_redirect_uris,
-      backchannel_logout_uri,
-      listed,
-      homepage_url,
-      cas_services,
-      device_grant,
-    } = request.body;
-    const casServices = checkedCasServices(cas_services ?? []);
-    const created = await ctx.apps.create({
-      name: checkedName(name),
-      emoji: checkedEmoji(emoji),
-      redirectUris: checkedRedirectUris(redirect_uris ?? [], casServices.length > 0 || device_grant === true),
-      casServices,
-      deviceGrant: device_grant ?? false,
-      allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
-      postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
-      backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
-      listed: listed ?? false,
-      homepageUrl: checkedHomepageUrl(homepage_url ?? null),
-    });
-    await auditApp(request, 'app_created', created.app.clientId, { name: created.app.name });
-    // docs/interface.md#resources: the secret is shown in full this once; only its hash is stored.
-    return ok({ app: await adminAppView(created.app), client_secret: created.clientSecret });
-  });
+  app.post(
+    '/v1/admin/apps',
+    { schema: { body: NewAppBody, response: NewAppAnswers }, config: { csrf: true } },
+    async (request) => {
+      const {
+        name,
+        emoji,
+        redirect_uris,
+        allowed_groups,
+        post_logout_redirect_uris,
+        backchannel_logout_uri,
+        listed,
+        homepage_url,
+        cas_services,
+        device_grant,
+      } = request.body;
+      const casServices = checkedCasServices(cas_services ?? []);
+      const created = await ctx.apps.create({
+        name: checkedName(name),
+        emoji: checkedEmoji(emoji),
+        redirectUris: checkedRedirectUris(
+          redirect_uris ?? [],
+          casServices.length > 0 || device_grant === true,
+        ),
+        casServices,
+        deviceGrant: device_grant ?? false,
+        allowedGroups: checkedGroups(allowed_groups ?? [], 'allowed_groups'),
+        postLogoutRedirectUris: checkedPostLogoutRedirectUris(post_logout_redirect_uris ?? []),
+        backchannelLogoutUri: checkedBackchannelLogoutUri(backchannel_logout_uri ?? null),
+        listed: listed ?? false,
+        homepageUrl: checkedHomepageUrl(homepage_url ?? null),
+      });
+      await auditApp(request, 'app_created', created.app.clientId, { name: created.app.name });
+      // docs/interface.md#resources: the secret is shown in full this once; only its hash is stored.
+      return ok({ app: await adminAppView(created.app), client_secret: created.clientSecret });
+    },
+  );
 
-  app.get('/v1/admin/apps/:client_id', { schema: { params: ClientIdParams } }, async (request) => {
-    return ok({ app: await adminAppView(await findApp(request.params.client_id)) });
-  });
+  app.get(
+    '/v1/admin/apps/:client_id',
+    { schema: { params: ClientIdParams, response: AppAnswers } },
+    async (request) => {
+      return ok({ app: await adminAppView(await findApp(request.params.client_id)) });
+    },
+  );
 
   app.patch(
     '/v1/admin/apps/:client_id',
-    { schema: { params: ClientIdParams, body: AppChangesBody }, config: { csrf: true } },
+    {
+      schema: { params: ClientIdParams, body: AppChangesBody, response: AppAnswers },
+      config: { csrf: true },
+    },
     async (request) => {
       const { client_id: clientId } = request.params;
       const body = request.body;
@@ -239,7 +254,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.post(
     '/v1/admin/apps/:client_id/rotate-secret',
-    { schema: { params: ClientIdParams }, config: { csrf: true } },
+    { schema: { params: ClientIdParams, response: RotatedSecretAnswers }, config: { csrf: true } },
     async (request) => {
       rejectBody(request);
       const { client_id: clientId } = request.params;
@@ -252,7 +267,7 @@ export const adminAppRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.delete(
     '/v1/admin/apps/:client_id',
-    { schema: { params: ClientIdParams }, config: { csrf: true } },
+    { schema: { params: ClientIdParams, response: DoneAnswers }, config: { csrf: true } },
     async (request) => {
       rejectBody(request);
       const { client_id: clientId } = request.params;

@@ -14,6 +14,7 @@ import { badRequest } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { StringEnum } from './schemas.js';
+import { AuditAnswers, AuditCsvAnswers } from './answers.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 500;
@@ -81,30 +82,38 @@ async function* csvLines(store: Store, query: Omit<AuditQuery, 'limit' | 'before
  * time (`next_cursor` continues below the last event shown), and the same as CSV at `GET /v1/admin/audit.csv`.
  */
 export const adminAuditRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/v1/admin/audit', { schema: { querystring: AuditListQuery } }, async (request) => {
-    const query = request.query;
-    const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
-    if (limit < 1 || limit > MAX_PAGE_SIZE) throw badRequest(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
-    let before: AuditQuery['before'];
-    if (query.cursor !== undefined && query.cursor !== '') {
-      before = decodeAuditCursor(query.cursor);
-      if (!before) throw badRequest('cursor is not one that this API gave out');
-    }
-    // One more than asked, to know whether another page follows.
-    const events = await ctx.store.audit.list({ ...filters(query), before, limit: limit + 1 });
-    const page = events.slice(0, limit);
-    const last = page[page.length - 1];
-    return ok({
-      events: page.map(auditEventView),
-      next_cursor: events.length > limit && last ? encodeAuditCursor(last) : null,
-    });
-  });
+  app.get(
+    '/v1/admin/audit',
+    { schema: { querystring: AuditListQuery, response: AuditAnswers } },
+    async (request) => {
+      const query = request.query;
+      const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
+      if (limit < 1 || limit > MAX_PAGE_SIZE) throw badRequest(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
+      let before: AuditQuery['before'];
+      if (query.cursor !== undefined && query.cursor !== '') {
+        before = decodeAuditCursor(query.cursor);
+        if (!before) throw badRequest('cursor is not one that this API gave out');
+      }
+      // One more than asked, to know whether another page follows.
+      const events = await ctx.store.audit.list({ ...filters(query), before, limit: limit + 1 });
+      const page = events.slice(0, limit);
+      const last = page[page.length - 1];
+      return ok({
+        events: page.map(auditEventView),
+        next_cursor: events.length > limit && last ? encodeAuditCursor(last) : null,
+      });
+    },
+  );
 
-  app.get('/v1/admin/audit.csv', { schema: { querystring: AuditListQuery } }, async (request, reply) => {
-    const query = filters(request.query);
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="audit.csv"')
-      .send(Readable.from(csvLines(ctx.store, query)));
-  });
+  app.get(
+    '/v1/admin/audit.csv',
+    { schema: { querystring: AuditListQuery, response: AuditCsvAnswers } },
+    async (request, reply) => {
+      const query = filters(request.query);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="audit.csv"')
+        .send(Readable.from(csvLines(ctx.store, query)));
+    },
+  );
 };

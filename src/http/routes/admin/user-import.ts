@@ -5,6 +5,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { IMPORT_COLUMNS } from '../../../shared/people.js';
 import { optional } from '../../schemas.js';
 import { currentAdmin } from './require-admin.js';
+import { ImportAnswers } from './answers.js';
 
 /**
  * The rows' shape is checked here (an array of objects with a line number and no unknown fields); the values
@@ -34,7 +35,11 @@ const IMPORT_BODY_LIMIT = 1024 * 1024;
 export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/import',
-    { schema: { body: ImportBody }, config: { csrf: true }, bodyLimit: IMPORT_BODY_LIMIT },
+    {
+      schema: { body: ImportBody, response: ImportAnswers },
+      config: { csrf: true },
+      bodyLimit: IMPORT_BODY_LIMIT,
+    },
     async (request) => {
       const results = await importUsers(ctx, request.body.rows);
       const count = (status: string): number => results.filter((r) => r.status === status).length;

@@ -8,6 +8,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { ExpiresAtSchema, checkedExpiry } from './people.js';
 import { currentAdminSession } from './require-admin.js';
 import { StringEnum, UserGroupSchema } from './schemas.js';
+import { BulkAnswers } from './answers.js';
 
 /** At most this many users per call: a page of the Users table at its largest, several times over. */
 export const MAX_BULK_USERS = 1000;
@@ -49,7 +50,7 @@ interface BulkResult {
 export const adminUsersBulkRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/bulk',
-    { schema: { body: BulkBody }, config: { csrf: true } },
+    { schema: { body: BulkBody, response: BulkAnswers }, config: { csrf: true } },
     async (request) => {
       const { uins, action, user_group: userGroup, tag, expires_at } = request.body;
       const changesFor = checkedAction(action, userGroup, tag, expires_at);

@@ -20,6 +20,7 @@ import {
   checkedName,
 } from './people.js';
 import { StringEnum, UinParams, UserGroupSchema } from './schemas.js';
+import { UserAnswers, UsersAnswers } from './answers.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 200;
@@ -93,54 +94,65 @@ export async function existingUserUin(ctx: AppContext, raw: string): Promise<num
  * (docs/interface.md#admin-api).
  */
 export const adminUserRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/v1/admin/users', { schema: { querystring: UserListQuery } }, async (request) => {
-    const { search, name, group, tag, offset, limit } = request.query;
-    const pageSize = limit === undefined ? DEFAULT_PAGE_SIZE : Number(limit);
-    if (pageSize < 1 || pageSize > MAX_PAGE_SIZE)
-      throw badRequest(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
-    const page = await ctx.store.users.list({
-      search: search === '' ? undefined : search,
-      name: name?.trim() || undefined,
-      group: group === '' ? undefined : group,
-      tag: tag === '' ? undefined : tag,
-      offset: offset === undefined ? 0 : Number(offset),
-      limit: pageSize,
-    });
-    const uins = page.users.map((user) => user.uin);
-    const [locks, factors] = await Promise.all([
-      accountLocks(ctx.store, uins, ctx.clock.now()),
-      ctx.store.secondFactors.enrolledKinds(uins),
-    ]);
-    return ok({
-      users: page.users.map((user) =>
-        adminUserView(user, locks.get(user.uin) ?? null, factors.get(user.uin) ?? []),
-      ),
-      total: page.total,
-    });
-  });
+  app.get(
+    '/v1/admin/users',
+    { schema: { querystring: UserListQuery, response: UsersAnswers } },
+    async (request) => {
+      const { search, name, group, tag, offset, limit } = request.query;
+      const pageSize = limit === undefined ? DEFAULT_PAGE_SIZE : Number(limit);
+      if (pageSize < 1 || pageSize > MAX_PAGE_SIZE)
+        throw badRequest(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
+      const page = await ctx.store.users.list({
+        search: search === '' ? undefined : search,
+        name: name?.trim() || undefined,
+        group: group === '' ? undefined : group,
+        tag: tag === '' ? undefined : tag,
+        offset: offset === undefined ? 0 : Number(offset),
+        limit: pageSize,
+      });
+      const uins = page.users.map((user) => user.uin);
+      const [locks, factors] = await Promise.all([
+        accountLocks(ctx.store, uins, ctx.clock.now()),
+        ctx.store.secondFactors.enrolledKinds(uins),
+      ]);
+      return ok({
+        users: page.users.map((user) =>
+          adminUserView(user, locks.get(user.uin) ?? null, factors.get(user.uin) ?? []),
+        ),
+        total: page.total,
+      });
+    },
+  );
 
-  app.post('/v1/admin/users', { schema: { body: NewUserBody }, config: { csrf: true } }, async (request) => {
-    const { uin, password, user_group: group, name, email, groups, expires_at } = request.body;
-    checkedPassword(password, uin);
-    const profile = {
-      name: name === undefined ? null : checkedName(name),
-      email: email === undefined ? null : checkedEmail(email),
-      groups: groups === undefined ? [] : checkedGroups(groups),
-      expiresAt: expires_at === undefined ? null : checkedExpiry(expires_at),
-    };
-    // Look first so a taken uin costs no password hash; create() still refuses one taken meanwhile. The admin
-    // knows the password, so the user must change it at the next sign-in (docs/security.md).
-    const created = (await ctx.store.users.find(uin))
-      ? undefined
-      : await ctx.users.create(uin, password, group, { ...profile, mustChangePassword: true });
-    if (!created) throw conflict(`a user with uin ${uin} already exists`);
-    await auditAdminOnUser(ctx, request, 'user_created', uin, { user_group: group, groups: profile.groups });
-    return ok({ user: adminUserView(created) });
-  });
+  app.post(
+    '/v1/admin/users',
+    { schema: { body: NewUserBody, response: UserAnswers }, config: { csrf: true } },
+    async (request) => {
+      const { uin, password, user_group: group, name, email, groups, expires_at } = request.body;
+      checkedPassword(password, uin);
+      const profile = {
+        name: name === undefined ? null : checkedName(name),
+        email: email === undefined ? null : checkedEmail(email),
+        groups: groups === undefined ? [] : checkedGroups(groups),
+        expiresAt: expires_at === undefined ? null : checkedExpiry(expires_at),
+      };
+      // Look first so a taken uin costs no password hash; create() still refuses one taken meanwhile. The admin
+      // knows the password, so the user must change it at the next sign-in (docs/security.md).
+      const created = (await ctx.store.users.find(uin))
+        ? undefined
+        : await ctx.users.create(uin, password, group, { ...profile, mustChangePassword: true });
+      if (!created) throw conflict(`a user with uin ${uin} already exists`);
+      await auditAdminOnUser(ctx, request, 'user_created', uin, {
+        user_group: group,
+        groups: profile.groups,
+      });
+      return ok({ user: adminUserView(created) });
+    },
+  );
 
   app.patch(
     '/v1/admin/users/:uin',
-    { schema: { params: UinParams, body: UserChangesBody }, config: { csrf: true } },
+    { schema: { params: UinParams, body: UserChangesBody, response: UserAnswers }, config: { csrf: true } },
     async (request) => {
       const uin = pathUin(request.params.uin);
       const body = request.body;

@@ -6,6 +6,8 @@ import { clearSessionCookie, findSignedIn } from '../../session-cookie.js';
 import { endPreviousSignIn } from '../account/second-factor-sign-in.js';
 import { sendNotice } from './notice-page.js';
 import { casQuery, single } from './query.js';
+import { LoginAnswers, LogoutAnswers } from './answers.js';
+import { OPTIONAL_SESSION } from '../../openapi/security.js';
 
 function redirectNoStore(reply: FastifyReply, url: string): FastifyReply {
   // The URL may carry a fresh ticket: never cache it.
@@ -19,7 +21,13 @@ function redirectNoStore(reply: FastifyReply, url: string): FastifyReply {
 export const casLoginRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get(
     '/cas/login',
-    { schema: { querystring: casQuery('service', 'renew', 'gateway') } },
+    {
+      schema: {
+        querystring: casQuery('service', 'renew', 'gateway'),
+        response: LoginAnswers,
+        security: OPTIONAL_SESSION,
+      },
+    },
     async (request, reply) => {
       const service = single(request.query, 'service');
       const unregistered = (): FastifyReply => {
@@ -47,19 +55,23 @@ export const casLoginRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  app.get('/cas/logout', { schema: { querystring: casQuery('service') } }, async (request, reply) => {
-    // Signing out is always allowed, also to a user whose password must be changed first.
-    const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
-    // Ends the session as POST /v1/account/logout does: its single logouts are queued in the same
-    // transaction (docs/interface.md#sessions-and-sign-out).
-    await endPreviousSignIn(ctx, request);
-    clearSessionCookie(ctx, reply);
-    if (signedIn) {
-      await ctx.audit.recordOwn(request, signedIn.user.uin, 'sign_out', { detail: { cas: true } });
-    }
-    const service = single(request.query, 'service');
-    // §2.3.1: back to the service only when it is registered; otherwise the page says "You are signed out".
-    if (service && (await findServiceOwner(ctx, service))) return redirectNoStore(reply, service);
-    return sendNotice(request, reply, 'signedOut', 200, `${ctx.config.baseUrl}/`);
-  });
+  app.get(
+    '/cas/logout',
+    { schema: { querystring: casQuery('service'), response: LogoutAnswers, security: OPTIONAL_SESSION } },
+    async (request, reply) => {
+      // Signing out is always allowed, also to a user whose password must be changed first.
+      const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
+      // Ends the session as POST /v1/account/logout does: its single logouts are queued in the same
+      // transaction (docs/interface.md#sessions-and-sign-out).
+      await endPreviousSignIn(ctx, request);
+      clearSessionCookie(ctx, reply);
+      if (signedIn) {
+        await ctx.audit.recordOwn(request, signedIn.user.uin, 'sign_out', { detail: { cas: true } });
+      }
+      const service = single(request.query, 'service');
+      // §2.3.1: back to the service only when it is registered; otherwise the page says "You are signed out".
+      if (service && (await findServiceOwner(ctx, service))) return redirectNoStore(reply, service);
+      return sendNotice(request, reply, 'signedOut', 200, `${ctx.config.baseUrl}/`);
+    },
+  );
 };

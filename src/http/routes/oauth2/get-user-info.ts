@@ -9,15 +9,18 @@ import { BEARER } from '../../openapi/security.js';
  * The 200 answer, in the documented key order (docs/interface.md#legacy-user-information). Declaring it
  * also lets Fastify serialize it with a compiled serializer: this is the hot path.
  */
-const LegacyUserInfoResponse = Type.Object({
-  code: Type.Integer(),
-  msg: Type.String(),
-  data: Type.Object({
-    created_at: Type.String(),
-    uin: Type.Integer(),
-    user_group: Type.String(),
-  }),
-});
+const LegacyUserInfoResponse = Type.Object(
+  {
+    code: Type.Integer(),
+    msg: Type.String(),
+    data: Type.Object({
+      created_at: Type.String(),
+      uin: Type.Integer(),
+      user_group: Type.String(),
+    }),
+  },
+  { description: 'The user, in the envelope' },
+);
 
 /**
  * The legacy user-information call (docs/interface.md#legacy-user-information). The hot path (benchmarked

@@ -7,17 +7,20 @@ import { hasScope } from '../../../oauth/scopes.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { BEARER } from '../../openapi/security.js';
 
-const UserInfoResponse = Type.Object({
-  sub: Type.String(),
-  uin: Type.Integer(),
-  user_group: Type.String(),
-  created_at: Type.String(),
-  name: Type.Optional(Type.String()),
-  preferred_username: Type.Optional(Type.String()),
-  email: Type.Optional(Type.String()),
-  email_verified: Type.Optional(Type.Boolean()),
-  groups: Type.Optional(Type.Array(Type.String())),
-});
+const UserInfoResponse = Type.Object(
+  {
+    sub: Type.String(),
+    uin: Type.Integer(),
+    user_group: Type.String(),
+    created_at: Type.String(),
+    name: Type.Optional(Type.String()),
+    preferred_username: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    email_verified: Type.Optional(Type.Boolean()),
+    groups: Type.Optional(Type.Array(Type.String())),
+  },
+  { description: 'The claims about the user (OIDC Core §5.3.2)' },
+);
 
 /** RFC 6750 §2.2: a form body may carry the token as `access_token`; other fields are ignored. */
 const UserInfoForm = Type.Object(
