@@ -99,3 +99,9 @@ export function findUsers(
 ): Promise<UserRecord[]> {
   return deps.store.users.findMany(uins);
 }
+
+/** One app as the admin API shows it. */
+export async function adminAppView(deps: Pick<AdminReadDeps, 'store'>, app: AppRecord): Promise<AppView> {
+  const pending = await deps.store.logouts.pendingByApp();
+  return { ...appView(app), backchannel_logout_pending: pending.get(app.clientId) ?? 0 };
+}

@@ -44,7 +44,13 @@ export interface Envelope<T> {
   readonly data: T;
 }
 
-export function ok<T>(data: T): Envelope<T> {
+/** A success: its `code` and `msg` are always these (the routes' response schemas say so too). */
+export interface OkEnvelope<T> extends Envelope<T> {
+  readonly code: typeof EnvelopeCode.Ok;
+  readonly msg: 'ok';
+}
+
+export function ok<T>(data: T): OkEnvelope<T> {
   return { code: EnvelopeCode.Ok, msg: 'ok', data };
 }
 

@@ -26,3 +26,16 @@ export function optional<T extends TSchema, const K extends string>(
   for (const name of names) members[name] = Type.Optional(schema) as TOptional<T>;
   return members;
 }
+
+const QueryValue = Type.Union([Type.String(), Type.Array(Type.String())]);
+
+/**
+ * A query that takes any parameter, each a string or, repeated, strings, and names (documents) the ones the
+ * endpoint reads; the handler decides what a repeated one means. Validation accepts what it did before the
+ * names were listed.
+ */
+export function lenientQuery<const K extends string>(...names: readonly K[]) {
+  const known = {} as Record<K, TOptional<typeof QueryValue>>;
+  for (const name of names) known[name] = Type.Optional(QueryValue);
+  return Type.Object(known, { additionalProperties: QueryValue });
+}

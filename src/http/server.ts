@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.js';
 import type { TrustProxy } from '../config/config.js';
@@ -11,6 +11,8 @@ import { registerBodyParsers } from './plugins/body-parsers.js';
 import { registerConnectionDraining } from './plugins/connection-draining.js';
 import { registerCsrfCheck } from './plugins/csrf.js';
 import { registerNulCheck } from './plugins/nul-check.js';
+import { registerResponseSerialization } from './plugins/response-serialization.js';
+import { registerOpenApi } from './openapi/document.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { type StartupGate, registerStartupGate } from './startup-gate.js';
 import { recordRoutes } from './plugins/method-not-allowed.js';
@@ -45,6 +47,8 @@ export interface ServerOptions {
   readonly logger?: boolean;
   /** Shut until the database has answered at start-up (./startup-gate.ts); always open when absent. */
   readonly startupGate?: StartupGate;
+  /** Told of every route as it is added (a test compares them with the OpenAPI document). */
+  readonly onRoute?: (route: RouteOptions) => void;
 }
 
 /**
@@ -96,6 +100,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   registerDatabaseOutage(app);
   registerDirectoryOutage(app, ctx.passwords.directory);
   if (options.startupGate) registerStartupGate(app, options.startupGate, ctx.store.kind);
@@ -135,6 +140,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
   app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
 
+  // Before the routes: both see each route as it is added (docs/interface.md#openapi).
+  registerResponseSerialization(app);
+  await registerOpenApi(app, ctx.config);
   await app.register(healthRoutes, { ctx, registry });
   await registerAll(app, ctx, [
     accountRoutes,

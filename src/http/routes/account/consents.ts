@@ -6,10 +6,14 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { ClientIdParam } from '../../schemas.js';
 import { requireSignedIn } from '../../session-cookie.js';
+import { EmptyEnvelope, EnvelopeOf } from '../../response-schemas.js';
+import { ConsentViewSchema } from '../../view-schemas.js';
+
+const ConsentsAnswers = { 200: EnvelopeOf({ consents: Type.Array(ConsentViewSchema) }) };
 
 /** Users see and revoke the apps they authorized (#/account; docs/interface.md#browser-session-api). */
 export const consentRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/v1/account/consents', async (request) => {
+  app.get('/v1/account/consents', { schema: { response: ConsentsAnswers } }, async (request) => {
     const { user } = await requireSignedIn(ctx, request);
     const consents = await ctx.store.consents.listForUser(user.uin);
     return ok({ consents: consents.map(consentView) });
@@ -17,7 +21,10 @@ export const consentRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.delete(
     '/v1/account/consents/:client_id',
-    { schema: { params: Type.Object({ client_id: ClientIdParam }) }, config: { csrf: true } },
+    {
+      schema: { params: Type.Object({ client_id: ClientIdParam }), response: { 200: EmptyEnvelope } },
+      config: { csrf: true },
+    },
     async (request) => {
       const { user } = await requireSignedIn(ctx, request);
       const clientId = request.params.client_id;

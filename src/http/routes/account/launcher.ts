@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { launcherUrl } from '../../../domain/apps.js';
 import { userMayUseApp } from '../../../oauth/authorization/authorize.js';
 import type { AppRecord } from '../../../storage/store.js';
@@ -5,6 +6,10 @@ import type { LauncherAppView } from '../../../shared/pages.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { requireSignedIn } from '../../session-cookie.js';
+import { EnvelopeOf } from '../../response-schemas.js';
+import { LauncherAppViewSchema } from '../../view-schemas.js';
+
+const LauncherAnswers = { 200: EnvelopeOf({ apps: Type.Array(LauncherAppViewSchema) }) };
 
 /**
  * `GET /v1/account/apps` (docs/interface.md#browser-session-api): the signed-in home page's app launcher —
@@ -13,7 +18,7 @@ import { requireSignedIn } from '../../session-cookie.js';
  * them (docs/interface.md#people-groups-and-audit).
  */
 export const launcherRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/v1/account/apps', async (request) => {
+  app.get('/v1/account/apps', { schema: { response: LauncherAnswers } }, async (request) => {
     const { user } = await requireSignedIn(ctx, request);
     const [consents, apps] = await Promise.all([
       ctx.store.consents.listForUser(user.uin),

@@ -19,6 +19,9 @@ import { PasswordInput, UinInput, optional } from '../../schemas.js';
 import { beginSecondFactorSignIn, endPreviousSignIn, startSignedInSession } from './second-factor-sign-in.js';
 import { clearSessionCookie, findSignedIn, readSessionCookies } from '../../session-cookie.js';
 import { rolesOf } from '../../../domain/roles.js';
+import { Envelope, EnvelopeOf } from '../../response-schemas.js';
+import { MeViewSchema, PendingSignInViewSchema, SignedInViewSchema } from '../../view-schemas.js';
+import { OPTIONAL_SESSION, PUBLIC } from '../../openapi/security.js';
 
 const LoginBody = Type.Object(
   {
@@ -41,11 +44,19 @@ const LogoutBody = Type.Optional(
   ),
 );
 
+/**
+ * Signed in (`must_change_password` when the password must be changed first), or, with a second factor, a
+ * pending sign-in that names the factors (docs/interface.md#second-factor).
+ */
+const LoginAnswers = {
+  200: Envelope(Type.Union([SignedInViewSchema, PendingSignInViewSchema]), 'Signed in, or a pending sign-in'),
+};
+
 /** Sign in, sign out, who am I (docs/interface.md#browser-session-api). */
 export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/account/login',
-    { schema: { body: LoginBody }, config: { csrf: true } },
+    { schema: { body: LoginBody, response: LoginAnswers, security: PUBLIC }, config: { csrf: true } },
     async (request, reply) => {
       const uin = Number(request.body.uin);
       if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
@@ -121,7 +132,11 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/account/logout',
     {
-      schema: { body: LogoutBody },
+      schema: {
+        body: LogoutBody,
+        response: { 200: EnvelopeOf({ redirect_to: Type.Optional(Type.String()) }, 'Signed out') },
+        security: OPTIONAL_SESSION,
+      },
       config: { csrf: true },
       // No body at all is an empty one (the call predates its parameters).
       preValidation: async (request) => {
@@ -152,21 +167,25 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  app.get('/v1/account/me', async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
-    if (!signedIn) {
-      // A stale cookie is cleared so the browser stops sending it.
-      if (readSessionCookies(ctx, request).length > 0) clearSessionCookie(ctx, reply);
-      throw notSignedIn();
-    }
-    const me: MeView = {
-      ...userView(signedIn.user),
-      ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
-      ...(signedIn.user.source === 'ldap' && { source: 'ldap' as const }),
-      ...(signedIn.user.name && { name: signedIn.user.name }),
-      roles: await rolesOf(ctx, signedIn.user.uin),
-    };
-    return ok(me);
-  });
+  app.get(
+    '/v1/account/me',
+    { schema: { response: { 200: Envelope(MeViewSchema) } } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
+      if (!signedIn) {
+        // A stale cookie is cleared so the browser stops sending it.
+        if (readSessionCookies(ctx, request).length > 0) clearSessionCookie(ctx, reply);
+        throw notSignedIn();
+      }
+      const me: MeView = {
+        ...userView(signedIn.user),
+        ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
+        ...(signedIn.user.source === 'ldap' && { source: 'ldap' as const }),
+        ...(signedIn.user.name && { name: signedIn.user.name }),
+        roles: await rolesOf(ctx, signedIn.user.uin),
+      };
+      return ok(me);
+    },
+  );
 };

@@ -14,6 +14,8 @@ import { EnvelopeCode } from '../../../shared/envelope.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput, UinInput } from '../../schemas.js';
+import { EmptyEnvelope } from '../../response-schemas.js';
+import { PUBLIC } from '../../openapi/security.js';
 
 const PasswordResetBody = Type.Object(
   {
@@ -36,7 +38,10 @@ const wrongCode = (): ApiError => new ApiError(401, EnvelopeCode.InvalidRequest,
 export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/account/password-reset',
-    { schema: { body: PasswordResetBody }, config: { csrf: true } },
+    {
+      schema: { body: PasswordResetBody, response: { 200: EmptyEnvelope }, security: PUBLIC },
+      config: { csrf: true },
+    },
     async (request) => {
       const uin = Number(request.body.uin);
       if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');

@@ -7,6 +7,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
 import { requireSignedIn } from '../../session-cookie.js';
 import { requirePassword } from './password-check.js';
+import { EmptyEnvelope } from '../../response-schemas.js';
 
 const ChangePasswordBody = Type.Object(
   { current_password: PasswordInput, new_password: PasswordInput },
@@ -21,7 +22,7 @@ const ChangePasswordBody = Type.Object(
 export const passwordRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/account/password',
-    { schema: { body: ChangePasswordBody }, config: { csrf: true } },
+    { schema: { body: ChangePasswordBody, response: { 200: EmptyEnvelope } }, config: { csrf: true } },
     async (request) => {
       const { user, session } = await requireSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
       // docs/interface.md#the-schools-directory: the directory owns a directory user's password.

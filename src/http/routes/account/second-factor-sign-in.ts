@@ -23,8 +23,11 @@ import { ApiError, badRequest, notSignedIn, tooManyAttempts } from '../../api-er
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { clearSessionCookie, readSessionCookies, setSessionCookie } from '../../session-cookie.js';
-import { AuthenticationResponseInput } from './webauthn-schemas.js';
+import { AuthenticationResponseInput, CeremonyOptions } from './webauthn-schemas.js';
 import { TOTP_CODE_PATTERN } from '../../../shared/totp.js';
+import { Envelope } from '../../response-schemas.js';
+import { SignedInViewSchema } from '../../view-schemas.js';
+import { PUBLIC } from '../../openapi/security.js';
 
 /** Ends whatever the request's cookie stands for (a session or a pending sign-in): no session fixation. */
 export async function endPreviousSignIn(ctx: AppContext, request: FastifyRequest): Promise<void> {
@@ -120,6 +123,8 @@ const PasskeyLoginBody = Type.Object(
   { additionalProperties: false },
 );
 
+const SignedInAnswers = { 200: Envelope(SignedInViewSchema, 'Signed in') };
+
 const noPendingSignIn = (): ApiError =>
   notSignedIn('no sign-in is waiting for a second factor: sign in with your password again');
 
@@ -134,18 +139,22 @@ export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
     throw noPendingSignIn();
   }
 
-  app.post('/v1/account/login/second-factor/options', { config: { csrf: true } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const pending = await requirePending(request);
-    if ((await ctx.store.secondFactors.listPasskeys(pending.uin)).length === 0) {
-      throw badRequest('this account has no passkey');
-    }
-    return ok(await ctx.passkeys.secondFactorOptions(pending.uin));
-  });
+  app.post(
+    '/v1/account/login/second-factor/options',
+    { schema: { response: { 200: Envelope(CeremonyOptions) } }, config: { csrf: true } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const pending = await requirePending(request);
+      if ((await ctx.store.secondFactors.listPasskeys(pending.uin)).length === 0) {
+        throw badRequest('this account has no passkey');
+      }
+      return ok(await ctx.passkeys.secondFactorOptions(pending.uin));
+    },
+  );
 
   app.post(
     '/v1/account/login/second-factor',
-    { schema: { body: SecondFactorBody }, config: { csrf: true } },
+    { schema: { body: SecondFactorBody, response: SignedInAnswers }, config: { csrf: true } },
     async (request, reply) => {
       const { totp, recovery_code: recoveryCode, passkey } = request.body;
       const given = [totp, recoveryCode, passkey].filter((answer) => answer !== undefined).length;
@@ -207,16 +216,23 @@ export const secondFactorSignInRoutes: RoutePlugin = async (app, { ctx }) => {
 
   // Unauthenticated, and each call stores a challenge: limited per address, and the store is bounded
   // (docs/security.md).
-  app.post('/v1/account/passkey-login/options', { config: { csrf: true } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const retryAfter = await ctx.passkeys.passwordlessOptionsRetryAfter(request.ip);
-    if (retryAfter > 0) throw tooManyAttempts(retryAfter);
-    return ok(await ctx.passkeys.passwordlessOptions());
-  });
+  app.post(
+    '/v1/account/passkey-login/options',
+    { schema: { response: { 200: Envelope(CeremonyOptions) }, security: PUBLIC }, config: { csrf: true } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const retryAfter = await ctx.passkeys.passwordlessOptionsRetryAfter(request.ip);
+      if (retryAfter > 0) throw tooManyAttempts(retryAfter);
+      return ok(await ctx.passkeys.passwordlessOptions());
+    },
+  );
 
   app.post(
     '/v1/account/passkey-login',
-    { schema: { body: PasskeyLoginBody }, config: { csrf: true } },
+    {
+      schema: { body: PasskeyLoginBody, response: SignedInAnswers, security: PUBLIC },
+      config: { csrf: true },
+    },
     async (request, reply) => {
       const assertion = await passkeyAssertion(
         ctx,

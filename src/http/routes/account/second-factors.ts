@@ -16,8 +16,10 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
 import { type SignedIn, requireSignedIn } from '../../session-cookie.js';
 import { requirePassword, requireRecentSignIn } from './password-check.js';
-import { RegistrationResponseInput } from './webauthn-schemas.js';
+import { CeremonyOptions, RegistrationResponseInput } from './webauthn-schemas.js';
 import { TOTP_CODE_PATTERN } from '../../../shared/totp.js';
+import { EmptyEnvelope, Envelope, EnvelopeOf } from '../../response-schemas.js';
+import { PasskeyViewSchema, SecondFactorsViewSchema } from '../../view-schemas.js';
 
 const iso = (epochMs: number | null): string | null =>
   epochMs === null ? null : new Date(epochMs).toISOString();
@@ -31,6 +33,24 @@ export function passkeyView(passkey: PasskeyRecord): PasskeyView {
     synced: passkey.deviceType === 'multiDevice',
   };
 }
+
+/** docs/interface.md#second-factor: 10 single-use codes, shown once. */
+const RECOVERY_CODES = { recovery_codes: Type.Array(Type.String()) };
+
+const TotpSetupAnswers = {
+  200: EnvelopeOf({ secret: Type.String(), otpauth_uri: Type.String() }, 'The secret, to show as a QR code'),
+};
+/** Recovery codes come with the account's first factor only. */
+const RecoveryCodesAnswers = {
+  200: EnvelopeOf({ recovery_codes: Type.Optional(RECOVERY_CODES.recovery_codes) }),
+};
+const PasskeyAddedAnswers = {
+  200: EnvelopeOf({
+    passkey: PasskeyViewSchema,
+    recovery_codes: Type.Optional(RECOVERY_CODES.recovery_codes),
+  }),
+};
+const PasskeysAnswers = { 200: EnvelopeOf({ passkeys: Type.Array(PasskeyViewSchema) }) };
 
 const CodeBody = Type.Object(
   { code: Type.String({ pattern: TOTP_CODE_PATTERN }) },
@@ -102,25 +122,33 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     return payload;
   });
 
-  app.get('/v1/account/second-factors', async (request) => {
-    const { user } = await requireSignedIn(ctx, request);
-    const [totp, passkeys, recoveryCodes] = await Promise.all([
-      ctx.totp.isEnrolled(user.uin),
-      ctx.store.secondFactors.listPasskeys(user.uin),
-      ctx.store.secondFactors.countUnusedRecoveryCodes(user.uin),
-    ]);
-    const view: SecondFactorsView = {
-      totp,
-      passkeys: passkeys.map(passkeyView),
-      recovery_codes_left: recoveryCodes,
-      required: ctx.secondFactors.isRequiredFor(user),
-    };
-    return ok(view);
-  });
+  app.get(
+    '/v1/account/second-factors',
+    { schema: { response: { 200: Envelope(SecondFactorsViewSchema) } } },
+    async (request) => {
+      const { user } = await requireSignedIn(ctx, request);
+      const [totp, passkeys, recoveryCodes] = await Promise.all([
+        ctx.totp.isEnrolled(user.uin),
+        ctx.store.secondFactors.listPasskeys(user.uin),
+        ctx.store.secondFactors.countUnusedRecoveryCodes(user.uin),
+      ]);
+      const view: SecondFactorsView = {
+        totp,
+        passkeys: passkeys.map(passkeyView),
+        recovery_codes_left: recoveryCodes,
+        required: ctx.secondFactors.isRequiredFor(user),
+      };
+      return ok(view);
+    },
+  );
 
   app.post(
     '/v1/account/totp/setup',
-    { schema: { body: PasswordAgainBody }, config: { csrf: true }, ...emptyBodyIsNone },
+    {
+      schema: { body: PasswordAgainBody, response: TotpSetupAnswers },
+      config: { csrf: true },
+      ...emptyBodyIsNone,
+    },
     async (request) => {
       const signedIn = await requireSignedIn(ctx, request);
       const { user } = signedIn;
@@ -133,7 +161,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.post(
     '/v1/account/totp/confirm',
-    { schema: { body: CodeBody }, config: { csrf: true } },
+    { schema: { body: CodeBody, response: RecoveryCodesAnswers }, config: { csrf: true } },
     async (request) => {
       const signedIn = await requireSignedIn(ctx, request);
       const { user } = signedIn;
@@ -155,7 +183,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.delete(
     '/v1/account/totp',
-    { schema: { body: PasswordBody }, config: { csrf: true } },
+    { schema: { body: PasswordBody, response: { 200: EmptyEnvelope } }, config: { csrf: true } },
     async (request) => {
       const user = await signedInAgain(request, request.body.password);
       if (!(await ctx.totp.remove(user.uin))) throw notFound('no authenticator app is set up');
@@ -169,7 +197,11 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
   // `POST /v1/account/passkeys` register a passkey, within its 5 minutes.
   app.post(
     '/v1/account/passkeys/options',
-    { schema: { body: PasswordAgainBody }, config: { csrf: true }, ...emptyBodyIsNone },
+    {
+      schema: { body: PasswordAgainBody, response: { 200: Envelope(CeremonyOptions) } },
+      config: { csrf: true },
+      ...emptyBodyIsNone,
+    },
     async (request) => {
       const signedIn = await requireSignedIn(ctx, request);
       await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
@@ -179,7 +211,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.post(
     '/v1/account/passkeys',
-    { schema: { body: PasskeyBody }, config: { csrf: true } },
+    { schema: { body: PasskeyBody, response: PasskeyAddedAnswers }, config: { csrf: true } },
     async (request) => {
       const signedIn = await requireSignedIn(ctx, request);
       const { user } = signedIn;
@@ -204,7 +236,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  app.get('/v1/account/passkeys', async (request) => {
+  app.get('/v1/account/passkeys', { schema: { response: PasskeysAnswers } }, async (request) => {
     const { user } = await requireSignedIn(ctx, request);
     return ok({ passkeys: (await ctx.store.secondFactors.listPasskeys(user.uin)).map(passkeyView) });
   });
@@ -212,7 +244,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
   app.delete(
     '/v1/account/passkeys/:id',
     {
-      schema: { params: PasskeyParams, body: PasswordAgainBody },
+      schema: { params: PasskeyParams, body: PasswordAgainBody, response: { 200: EmptyEnvelope } },
       config: { csrf: true },
       ...emptyBodyIsNone,
     },
@@ -234,7 +266,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.post(
     '/v1/account/recovery-codes',
-    { schema: { body: PasswordBody }, config: { csrf: true } },
+    { schema: { body: PasswordBody, response: { 200: EnvelopeOf(RECOVERY_CODES) } }, config: { csrf: true } },
     async (request) => {
       const user = await signedInAgain(request, request.body.password);
       if (!(await ctx.secondFactors.hasSecondFactor(user.uin))) {

@@ -4,6 +4,8 @@ import { notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { clearSessionCookie, requireSignedIn } from '../../session-cookie.js';
+import { EmptyEnvelope, EnvelopeOf } from '../../response-schemas.js';
+import { SessionViewSchema } from '../../view-schemas.js';
 
 /** A session's public id: 22 base64url characters (older sessions: 22 hex digits). */
 const SessionIdParams = Type.Object(
@@ -11,9 +13,11 @@ const SessionIdParams = Type.Object(
   { additionalProperties: false },
 );
 
+const SessionsAnswers = { 200: EnvelopeOf({ sessions: Type.Array(SessionViewSchema) }) };
+
 /** The user's own browser sessions, on #/account (docs/interface.md#sessions-and-sign-out). */
 export const sessionRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/v1/account/sessions', async (request, reply) => {
+  app.get('/v1/account/sessions', { schema: { response: SessionsAnswers } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const { user, session } = await requireSignedIn(ctx, request);
     const sessions = await ctx.sessions.list(user.uin);
@@ -22,7 +26,7 @@ export const sessionRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.delete(
     '/v1/account/sessions/:id',
-    { schema: { params: SessionIdParams }, config: { csrf: true } },
+    { schema: { params: SessionIdParams, response: { 200: EmptyEnvelope } }, config: { csrf: true } },
     async (request, reply) => {
       const { user, session } = await requireSignedIn(ctx, request);
       if (!(await ctx.sessions.endBySid(user.uin, request.params.id))) {

@@ -48,3 +48,12 @@ export const AuthenticationResponseInput = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/**
+ * The options of a WebAuthn ceremony as the server answers them (`PublicKeyCredentialCreationOptionsJSON` or
+ * `PublicKeyCredentialRequestOptionsJSON`, WebAuthn Level 3 §5.4, §5.5), for the page to pass to the browser.
+ */
+export const CeremonyOptions = Type.Object(
+  { challenge: Base64Url(1024) },
+  { additionalProperties: true, description: 'WebAuthn options (PublicKeyCredential…OptionsJSON)' },
+);

@@ -4,16 +4,19 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { auditAdminAction } from './audit-actor.js';
 import { ClientIdParams, rejectBody } from './schemas.js';
+import { DoneAnswers, RotatedSecretAnswers } from './answers.js';
 
 const permission = { action: 'apps.manage', target: 'none' } as const;
 const options = { schema: { params: ClientIdParams }, config: { csrf: true, permission } } as const;
+const rotateOptions = { ...options, schema: { ...options.schema, response: RotatedSecretAnswers } } as const;
+const deleteOptions = { ...options, schema: { ...options.schema, response: DoneAnswers } } as const;
 
 /**
  * `POST /v1/admin/apps/:client_id/rotate-secret` and `DELETE /v1/admin/apps/:client_id`
  * (docs/interface.md#admin-api): admins only.
  */
 export const adminAppSecretRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.post('/v1/admin/apps/:client_id/rotate-secret', options, async (request) => {
+  app.post('/v1/admin/apps/:client_id/rotate-secret', rotateOptions, async (request) => {
     rejectBody(request);
     const { client_id: clientId } = request.params;
     const clientSecret = await ctx.apps.rotateSecret(clientId);
@@ -22,7 +25,7 @@ export const adminAppSecretRoutes: RoutePlugin = async (app, { ctx }) => {
     return ok({ client_id: clientId, client_secret: clientSecret });
   });
 
-  app.delete('/v1/admin/apps/:client_id', options, async (request) => {
+  app.delete('/v1/admin/apps/:client_id', deleteOptions, async (request) => {
     rejectBody(request);
     const { client_id: clientId } = request.params;
     // The store deletes the app's codes, tokens and consents with it (docs/interface.md#legacy-user-information: its tokens stop working).

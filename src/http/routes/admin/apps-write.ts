@@ -1,4 +1,4 @@
-import { adminAppViews, findApp } from '../../../domain/admin-reads.js';
+import { adminAppView, findApp } from '../../../domain/admin-reads.js';
 import { appTarget } from '../../../domain/audit.js';
 import { badRequest, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -20,6 +20,7 @@ import {
 import { auditAdminAction } from './audit-actor.js';
 import { checkedGroups } from './people.js';
 import { ClientIdParams } from './schemas.js';
+import { AppAnswers, NewAppAnswers } from './answers.js';
 
 const permission = { action: 'apps.manage', target: 'none' } as const;
 
@@ -27,7 +28,7 @@ const permission = { action: 'apps.manage', target: 'none' } as const;
 const createApp: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/apps',
-    { schema: { body: NewAppBody }, config: { csrf: true, permission } },
+    { schema: { body: NewAppBody, response: NewAppAnswers }, config: { csrf: true, permission } },
     async (request) => {
       const body = request.body;
       const casServices = checkedCasServices(body.cas_services ?? []);
@@ -56,7 +57,7 @@ const createApp: RoutePlugin = async (app, { ctx }) => {
         detail: { name },
       });
       // Only its hash is stored.
-      const [view] = await adminAppViews(ctx, [created.app]);
+      const view = await adminAppView(ctx, created.app);
       return ok({ app: view, client_secret: created.clientSecret });
     },
   );
@@ -66,7 +67,10 @@ const createApp: RoutePlugin = async (app, { ctx }) => {
 const changeApp: RoutePlugin = async (app, { ctx }) => {
   app.patch(
     '/v1/admin/apps/:client_id',
-    { schema: { params: ClientIdParams, body: AppChangesBody }, config: { csrf: true, permission } },
+    {
+      schema: { params: ClientIdParams, body: AppChangesBody, response: AppAnswers },
+      config: { csrf: true, permission },
+    },
     async (request) => {
       const { client_id: clientId } = request.params;
       const body = request.body;
@@ -88,7 +92,7 @@ const changeApp: RoutePlugin = async (app, { ctx }) => {
       await auditAdminAction(ctx, request, { action: 'app_updated', target: appTarget(clientId), detail });
       const changed = await findApp(ctx, clientId);
       if (!changed) throw notFound(`no app with client_id ${clientId}`);
-      const [view] = await adminAppViews(ctx, [changed]);
+      const view = await adminAppView(ctx, changed);
       return ok({ app: view });
     },
   );

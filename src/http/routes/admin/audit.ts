@@ -17,6 +17,7 @@ import { badRequest } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { StringEnum } from './schemas.js';
+import { AuditAnswers, AuditCsvAnswers } from './answers.js';
 
 /** docs/interface.md#roles: a helpdesk member or auditor reads the events by or on their people only. */
 const permission = { action: 'audit.read', target: 'scoped-list' } as const;
@@ -92,7 +93,7 @@ async function* csvLines(
 export const adminAuditRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get(
     '/v1/admin/audit',
-    { schema: { querystring: AuditListQuery }, config: { permission } },
+    { schema: { querystring: AuditListQuery, response: AuditAnswers }, config: { permission } },
     async (request) => {
       const query = request.query;
       const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
@@ -120,7 +121,7 @@ export const adminAuditRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.get(
     '/v1/admin/audit.csv',
-    { schema: { querystring: AuditListQuery }, config: { permission } },
+    { schema: { querystring: AuditListQuery, response: AuditCsvAnswers }, config: { permission } },
     async (request, reply) => {
       const query = { ...filters(request.query), about: listScopeOf(request) };
       return reply

@@ -4,6 +4,8 @@ import type { Envelope } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { UinParams, rejectBody } from './schemas.js';
 import { existingUserUin } from './user-fields.js';
+import type { TSchema } from '@sinclair/typebox';
+import { DoneAnswers } from './answers.js';
 
 /**
  * An admin's action on one existing user, with no body: `POST` or `DELETE /v1/admin/users/:uin/…`
@@ -16,11 +18,13 @@ export function adminUserAction<T>(
   method: 'POST' | 'DELETE',
   url: string,
   act: (uin: number, request: FastifyRequest) => Promise<Envelope<T>>,
+  /** What `act` answers (docs/interface.md#openapi). */
+  response: Record<number, TSchema> = DoneAnswers,
 ): void {
   app.route({
     method,
     url,
-    schema: { params: UinParams },
+    schema: { params: UinParams, response },
     // docs/interface.md#roles: an admin, a helpdesk member for their people, a token with admin:users:write.
     config: { csrf: true, permission: { action: 'users.help', target: 'path-user' } },
     handler: async (request) => {

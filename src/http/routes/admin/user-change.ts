@@ -12,6 +12,7 @@ import { checkedEmail, checkedExpiry, checkedGroups, checkedName } from './peopl
 import { actingSessionOf, actorOf } from './principal.js';
 import { UinParams } from './schemas.js';
 import { UserChangesBody, checkedPassword, pathUin } from './user-fields.js';
+import { UserAnswers } from './answers.js';
 
 type Body = typeof UserChangesBody.static;
 
@@ -75,7 +76,7 @@ export const adminUserChangeRoutes: RoutePlugin = async (app, { ctx }) => {
   app.patch(
     '/v1/admin/users/:uin',
     {
-      schema: { params: UinParams, body: UserChangesBody },
+      schema: { params: UinParams, body: UserChangesBody, response: UserAnswers },
       config: { csrf: true, permission: { action: 'users.change', target: 'path-user' } },
     },
     async (request) => {

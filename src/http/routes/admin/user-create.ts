@@ -6,6 +6,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { auditAdminOnUser } from './audit-actor.js';
 import { checkedEmail, checkedExpiry, checkedGroups, checkedName } from './people.js';
 import { NewUserBody, checkedPassword } from './user-fields.js';
+import { UserAnswers } from './answers.js';
 
 /**
  * `POST /v1/admin/users` (docs/interface.md#admin-api): an admin, or a roster job's service token (never an
@@ -15,7 +16,7 @@ export const adminUserCreateRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users',
     {
-      schema: { body: NewUserBody },
+      schema: { body: NewUserBody, response: UserAnswers },
       config: { csrf: true, permission: { action: 'users.create', target: 'new-users' } },
     },
     async (request) => {

@@ -4,6 +4,7 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { IMPORT_COLUMNS } from '../../../shared/people.js';
 import { optional } from '../../schemas.js';
+import { ImportAnswers } from './answers.js';
 import { auditAdminAction } from './audit-actor.js';
 
 /**
@@ -35,7 +36,7 @@ export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/import',
     {
-      schema: { body: ImportBody },
+      schema: { body: ImportBody, response: ImportAnswers },
       // docs/interface.md#service-tokens-at-the-admin-api: a roster job's token may import people, never admins.
       config: { csrf: true, permission: { action: 'users.create', target: 'new-users' } },
       bodyLimit: IMPORT_BODY_LIMIT,

@@ -12,6 +12,7 @@ import { ExpiresAtSchema, checkedExpiry } from './people.js';
 import { auditAdminAction } from './audit-actor.js';
 import { actingSessionOf } from './principal.js';
 import { StringEnum, UserGroupSchema } from './schemas.js';
+import { BulkAnswers } from './answers.js';
 
 /** At most this many users per call: a page of the Users table at its largest, several times over. */
 export const MAX_BULK_USERS = 1000;
@@ -54,7 +55,7 @@ export const adminUsersBulkRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/bulk',
     {
-      schema: { body: BulkBody },
+      schema: { body: BulkBody, response: BulkAnswers },
       // docs/interface.md#roles: admins, and service tokens on people who are no admin and hold no role.
       config: { csrf: true, permission: { action: 'users.bulk', target: 'body-users' } },
     },

@@ -7,6 +7,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { listScopeOf } from './principal.js';
 import { StringEnum, UinParams } from './schemas.js';
 import { pathUin } from './user-fields.js';
+import { UserAnswers, UsersAnswers } from './answers.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 200;
@@ -36,7 +37,7 @@ export const adminUserReadRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get(
     '/v1/admin/users',
     {
-      schema: { querystring: UserListQuery },
+      schema: { querystring: UserListQuery, response: UsersAnswers },
       config: { permission: { action: 'users.read', target: 'scoped-list' } },
     },
     async (request) => {
@@ -60,7 +61,10 @@ export const adminUserReadRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.get(
     '/v1/admin/users/:uin',
-    { schema: { params: UinParams }, config: { permission: { action: 'users.read', target: 'path-user' } } },
+    {
+      schema: { params: UinParams, response: UserAnswers },
+      config: { permission: { action: 'users.read', target: 'path-user' } },
+    },
     async (request) => {
       const uin = pathUin(request.params.uin);
       const user = await adminUserViewOf(ctx, uin);

@@ -8,6 +8,9 @@ import { ApiError, forbidden, notSignedIn } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { findSignedIn } from '../../session-cookie.js';
+import { Envelope, EnvelopeOf } from '../../response-schemas.js';
+import { CasServiceInfoViewSchema } from '../../view-schemas.js';
+import { OPTIONAL_SESSION } from '../../openapi/security.js';
 
 const unregistered = (): ApiError =>
   new ApiError(400, EnvelopeCode.InvalidClientOrRedirect, 'the service is not registered for CAS sign-in');
@@ -27,24 +30,40 @@ const TicketBody = Type.Object(
  * ticket once the user has signed in (or confirmed, on a shared computer).
  */
 export const casPageRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/v1/cas/service-info', { schema: { querystring: ServiceQuery } }, async (request) => {
-    const owner = await findServiceOwner(ctx, request.query.service);
-    if (!owner) throw unregistered();
-    const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
-    const info: CasServiceInfoView = {
-      name: owner.name,
-      emoji: owner.emoji,
-      host: new URL(request.query.service).host,
-      ...(signedIn &&
-        !userMayUseService(signedIn.user, owner, ctx.clock.now()) && { allowed: false as const }),
-      shared_computer: signedIn?.session.shared === true,
-    };
-    return ok(info);
-  });
+  app.get(
+    '/v1/cas/service-info',
+    {
+      schema: {
+        querystring: ServiceQuery,
+        response: { 200: Envelope(CasServiceInfoViewSchema) },
+        security: OPTIONAL_SESSION,
+      },
+    },
+    async (request) => {
+      const owner = await findServiceOwner(ctx, request.query.service);
+      if (!owner) throw unregistered();
+      const signedIn = await findSignedIn(ctx, request, { pendingPasswordChange: 'allowed' });
+      const info: CasServiceInfoView = {
+        name: owner.name,
+        emoji: owner.emoji,
+        host: new URL(request.query.service).host,
+        ...(signedIn &&
+          !userMayUseService(signedIn.user, owner, ctx.clock.now()) && { allowed: false as const }),
+        shared_computer: signedIn?.session.shared === true,
+      };
+      return ok(info);
+    },
+  );
 
   app.post(
     '/v1/cas/ticket',
-    { schema: { body: TicketBody }, config: { csrf: true } },
+    {
+      schema: {
+        body: TicketBody,
+        response: { 200: EnvelopeOf({ redirect_to: Type.String() }, 'The service URL with its ticket') },
+      },
+      config: { csrf: true },
+    },
     async (request, reply) => {
       const signedIn = await findSignedIn(ctx, request);
       const outcome = await ticketForPage(ctx, request, signedIn, {

@@ -10,7 +10,14 @@ import {
 import { flag } from '../../../cas/login.js';
 import { casAttributes, validateServiceTicket } from '../../../cas/tickets.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { CasQuery, single } from './query.js';
+import { casQuery, single } from './query.js';
+import { Cas1Answers, ProxyAnswers, ValidationAnswers } from './answers.js';
+import { PUBLIC } from '../../openapi/security.js';
+
+/** CAS 3.0 §2.4–§2.6: the validation parameters (`pgtUrl` accepted and ignored). */
+const ValidateQuery = casQuery('service', 'ticket', 'renew', 'pgtUrl', 'format');
+/** CAS 3.0 §2.7. */
+const ProxyQuery = casQuery('pgt', 'targetService', 'format');
 
 type Query = Readonly<Record<string, string | readonly string[]>>;
 
@@ -42,15 +49,25 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
     });
   }
 
-  app.get('/cas/validate', { schema: { querystring: CasQuery } }, async (request, reply) => {
-    try {
-      const outcome = await validate(request);
-      return send(reply, validateAnswer(outcome.ok ? String(outcome.user.uin) : undefined));
-    } catch (error) {
-      request.log.error({ err: error }, 'CAS validation failed');
-      return send(reply, validateAnswer(undefined), 500);
-    }
-  });
+  app.get(
+    '/cas/validate',
+    {
+      schema: {
+        querystring: casQuery('service', 'ticket', 'renew'),
+        response: Cas1Answers,
+        security: PUBLIC,
+      },
+    },
+    async (request, reply) => {
+      try {
+        const outcome = await validate(request);
+        return send(reply, validateAnswer(outcome.ok ? String(outcome.user.uin) : undefined));
+      } catch (error) {
+        request.log.error({ err: error }, 'CAS validation failed');
+        return send(reply, validateAnswer(undefined), 500);
+      }
+    },
+  );
 
   for (const [path, attributes] of [
     ['/cas/serviceValidate', false],
@@ -58,35 +75,47 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
     ['/cas/p3/serviceValidate', true],
     ['/cas/p3/proxyValidate', true],
   ] as const) {
-    app.get(path, { schema: { querystring: CasQuery } }, async (request, reply) => {
-      const format = formatOf(request.query);
-      try {
-        const outcome = await validate(request);
-        if (!outcome.ok) return send(reply, authenticationFailure(format, outcome.code, outcome.description));
-        const user = String(outcome.user.uin);
-        return send(
-          reply,
-          authenticationSuccess(format, {
-            user,
-            ...(attributes && { attributes: casAttributes(outcome.ticket, outcome.user) }),
-          }),
-        );
-      } catch (error) {
-        request.log.error({ err: error }, 'CAS validation failed');
-        return send(
-          reply,
-          authenticationFailure(format, 'INTERNAL_ERROR', 'The server could not validate the ticket'),
-          500,
-        );
-      }
-    });
+    app.get(
+      path,
+      { schema: { querystring: ValidateQuery, response: ValidationAnswers, security: PUBLIC } },
+      async (request, reply) => {
+        const format = formatOf(request.query);
+        try {
+          const outcome = await validate(request);
+          if (!outcome.ok)
+            return send(reply, authenticationFailure(format, outcome.code, outcome.description));
+          const user = String(outcome.user.uin);
+          return send(
+            reply,
+            authenticationSuccess(format, {
+              user,
+              ...(attributes && { attributes: casAttributes(outcome.ticket, outcome.user) }),
+            }),
+          );
+        } catch (error) {
+          request.log.error({ err: error }, 'CAS validation failed');
+          return send(
+            reply,
+            authenticationFailure(format, 'INTERNAL_ERROR', 'The server could not validate the ticket'),
+            500,
+          );
+        }
+      },
+    );
   }
 
   // §2.7: proxy tickets need a proxy-granting ticket, and campus-sso issues none.
-  app.get('/cas/proxy', { schema: { querystring: CasQuery } }, async (request, reply) =>
-    send(
-      reply,
-      proxyFailure(formatOf(request.query), 'INVALID_REQUEST', 'campus-sso issues no proxy-granting tickets'),
-    ),
+  app.get(
+    '/cas/proxy',
+    { schema: { querystring: ProxyQuery, response: ProxyAnswers, security: PUBLIC } },
+    async (request, reply) =>
+      send(
+        reply,
+        proxyFailure(
+          formatOf(request.query),
+          'INVALID_REQUEST',
+          'campus-sso issues no proxy-granting tickets',
+        ),
+      ),
   );
 };

@@ -15,6 +15,9 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
 import { findSignedIn } from '../../session-cookie.js';
+import { Envelope } from '../../response-schemas.js';
+import { AppInfoViewSchema } from '../../view-schemas.js';
+import { OPTIONAL_SESSION } from '../../openapi/security.js';
 
 const AppInfoQuery = Type.Object(
   {
@@ -71,30 +74,40 @@ async function requestError(
  * `shared_computer` tells the page to ask anyway (docs/interface.md#sessions-and-sign-out).
  */
 export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.get('/v1/oauth2/app-info', { schema: { querystring: AppInfoQuery } }, async (request) => {
-    const { app: client } = await checkClient(ctx, request.query);
-    const signedIn = await findSignedIn(ctx, request);
-    const consent = signedIn && (await ctx.store.consents.find(signedIn.user.uin, client.clientId));
-    const consented =
-      consent !== undefined && consentCovers(consent.scope, requestedScope(request.query.scope));
-    const info: AppInfoView = {
-      client_id: client.clientId,
-      name: client.name,
-      emoji: client.emoji,
-      consented,
-      // docs/interface.md#people-groups-and-audit: said only when false, so the page can explain.
-      ...(signedIn && !userMayUseApp(signedIn.user, client) && { allowed: false as const }),
-      shared_computer: signedIn?.session.shared === true,
-    };
-    const invalid = await requestError(ctx, request.query);
-    // OIDC Core §11: offline_access gets a refresh token (when the app may have them); the consent screen
-    // says how long the app can then stay signed in.
-    const staysSignedIn =
-      client.allowRefreshTokens && hasScope(requestedScope(request.query.scope), 'offline_access');
-    return ok({
-      ...info,
-      ...(staysSignedIn && { stays_signed_in_days: Math.round(ctx.config.refreshTokenTtl / 86_400) }),
-      ...(invalid && { request_error: invalid }),
-    });
-  });
+  app.get(
+    '/v1/oauth2/app-info',
+    {
+      schema: {
+        querystring: AppInfoQuery,
+        response: { 200: Envelope(AppInfoViewSchema, 'What the consent page shows') },
+        security: OPTIONAL_SESSION,
+      },
+    },
+    async (request) => {
+      const { app: client } = await checkClient(ctx, request.query);
+      const signedIn = await findSignedIn(ctx, request);
+      const consent = signedIn && (await ctx.store.consents.find(signedIn.user.uin, client.clientId));
+      const consented =
+        consent !== undefined && consentCovers(consent.scope, requestedScope(request.query.scope));
+      const info: AppInfoView = {
+        client_id: client.clientId,
+        name: client.name,
+        emoji: client.emoji,
+        consented,
+        // docs/interface.md#people-groups-and-audit: said only when false, so the page can explain.
+        ...(signedIn && !userMayUseApp(signedIn.user, client) && { allowed: false as const }),
+        shared_computer: signedIn?.session.shared === true,
+      };
+      const invalid = await requestError(ctx, request.query);
+      // OIDC Core §11: offline_access gets a refresh token (when the app may have them); the consent screen
+      // says how long the app can then stay signed in.
+      const staysSignedIn =
+        client.allowRefreshTokens && hasScope(requestedScope(request.query.scope), 'offline_access');
+      return ok({
+        ...info,
+        ...(staysSignedIn && { stays_signed_in_days: Math.round(ctx.config.refreshTokenTtl / 86_400) }),
+        ...(invalid && { request_error: invalid }),
+      });
+    },
+  );
 };

@@ -26,8 +26,10 @@ import { forbidden } from '../../api-error.js';
 import { sendAuthorizationResponse, sendFormPost } from '../../authorization-response.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { optional } from '../../schemas.js';
+import { lenientQuery, optional } from '../../schemas.js';
 import { findSignedIn, type SignedIn } from '../../session-cookie.js';
+import { EnvelopeOf, HtmlPage, Redirect } from '../../response-schemas.js';
+import { OPTIONAL_SESSION, PUBLIC } from '../../openapi/security.js';
 
 /**
  * The authorization request's parameters as the page passes them through. RFC 6749 §3.1: unrecognized
@@ -88,6 +90,20 @@ async function answerWithoutPage(
   return 'response' in outcome ? outcome.response : undefined;
 }
 
+/**
+ * The GET request's parameters (docs/interface.md#authorization-page), read from the raw query string so the
+ * page gets them byte for byte; listed here for the document, never refused here.
+ */
+const AuthorizeQuery = lenientQuery(...AUTHORIZATION_PARAMETERS);
+
+const AuthorizeAnswers = {
+  200: HtmlPage('response_mode=form_post: the self-submitting form that posts the answer to the app'),
+  302: Redirect(
+    'To the authorization page with the same query, or, when no page is needed (an error for the app, ' +
+      'prompt=none), to the redirect URI with the code or the error',
+  ),
+};
+
 /** The sealed form_post response of the page's call (src/oauth/authorization/sealed-response.ts). */
 const SealedQuery = Type.Object(
   { response: Type.String({ minLength: 1, maxLength: 16_384 }) },
@@ -128,23 +144,36 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
     return `${ctx.config.baseUrl}/v1/oauth2/authorize/form-post?${new URLSearchParams({ response: sealed })}`;
   };
 
-  app.get('/v1/oauth2/authorize', async (request, reply) => {
-    const queryStart = request.url.indexOf('?');
-    const query = queryStart === -1 ? '' : request.url.slice(queryStart);
-    const direct = await answerWithoutPage(
-      ctx,
-      () => findSignedIn(ctx, request),
-      parametersOf(new URLSearchParams(query)),
-    );
-    if (direct) return sendAuthorizationResponse(reply, direct);
-    // The same parameters, byte for byte, in the page's fragment query.
-    return redirectNoStore(reply, `${ctx.config.baseUrl}/#/auth${query}`, 302);
-  });
+  app.get(
+    '/v1/oauth2/authorize',
+    { schema: { querystring: AuthorizeQuery, response: AuthorizeAnswers, security: OPTIONAL_SESSION } },
+    async (request, reply) => {
+      const queryStart = request.url.indexOf('?');
+      const query = queryStart === -1 ? '' : request.url.slice(queryStart);
+      const direct = await answerWithoutPage(
+        ctx,
+        () => findSignedIn(ctx, request),
+        parametersOf(new URLSearchParams(query)),
+      );
+      if (direct) return sendAuthorizationResponse(reply, direct);
+      // The same parameters, byte for byte, in the page's fragment query.
+      return redirectNoStore(reply, `${ctx.config.baseUrl}/#/auth${query}`, 302);
+    },
+  );
 
   // docs/interface.md#response-modes: the form_post response of the page's call, opened and posted.
   app.get(
     '/v1/oauth2/authorize/form-post',
-    { schema: { querystring: SealedQuery } },
+    {
+      schema: {
+        querystring: SealedQuery,
+        response: {
+          200: HtmlPage('The self-submitting form that posts the answer to the app'),
+          400: HtmlPage('The answer expired or is damaged: nothing is posted'),
+        },
+        security: PUBLIC,
+      },
+    },
     async (request, reply) => {
       const response = openResponse(await box(), request.query.response, ctx.clock.now());
       if (response) return sendFormPost(reply, response);
@@ -166,6 +195,14 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
             'application/x-www-form-urlencoded': { schema: AuthorizeForm },
           },
         },
+        response: {
+          200: EnvelopeOf(
+            { redirect_to: Type.String() },
+            "The page's call (JSON): where the browser goes, with the code or the error",
+          ),
+          303: Redirect('A form POST (OIDC Core §3.1.2.1): the same request as a GET'),
+        },
+        security: OPTIONAL_SESSION,
       },
       config: { csrf: 'json-only' },
     },

@@ -15,11 +15,24 @@ const DeviceAuthorizationBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** RFC 8628 §3.2. */
+const DeviceAuthorizationAnswer = Type.Object(
+  {
+    device_code: Type.String(),
+    user_code: Type.String({ pattern: '^[A-Z]{4}-[A-Z]{4}$' }),
+    verification_uri: Type.String(),
+    verification_uri_complete: Type.String(),
+    expires_in: Type.Integer({ minimum: 1 }),
+    interval: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false, description: 'The codes (RFC 8628 §3.2)' },
+);
+
 /** docs/interface.md#device-authorization-grant: the device authorization endpoint (RFC 8628 §3.1). */
 export const deviceAuthorizationRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/device_authorization',
-    clientFormRoute(DeviceAuthorizationBody),
+    clientFormRoute(DeviceAuthorizationBody, { 200: DeviceAuthorizationAnswer }),
     async (request, reply) => {
       const body = request.body;
       // RFC 8628 §3.1: "The client authentication requirements of Section 3.2.1 of [RFC6749] apply".

@@ -8,6 +8,9 @@ import { forbidden, notFound, tooManyAttempts } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { requireSignedIn } from '../../session-cookie.js';
+import { Envelope } from '../../response-schemas.js';
+import { DeviceDecisionViewSchema, DeviceRequestViewSchema } from '../../view-schemas.js';
+import { SESSION } from '../../openapi/security.js';
 
 /** A user code as typed: any case, dashes and spaces (the service normalizes it; anything else is wrong). */
 const UserCodeField = Type.String({ minLength: 1, maxLength: 64 });
@@ -42,7 +45,10 @@ async function refuse(
 export const deviceVerificationRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/device/lookup',
-    { schema: { body: LookupBody }, config: { csrf: true } },
+    {
+      schema: { body: LookupBody, response: { 200: Envelope(DeviceRequestViewSchema) }, security: SESSION },
+      config: { csrf: true },
+    },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const { user, session } = await requireSignedIn(ctx, request);
@@ -68,7 +74,14 @@ export const deviceVerificationRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.post(
     '/v1/oauth2/device/decision',
-    { schema: { body: DecisionBody }, config: { csrf: true } },
+    {
+      schema: {
+        body: DecisionBody,
+        response: { 200: Envelope(DeviceDecisionViewSchema) },
+        security: SESSION,
+      },
+      config: { csrf: true },
+    },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const signedIn = await requireSignedIn(ctx, request);

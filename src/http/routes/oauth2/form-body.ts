@@ -5,6 +5,9 @@ import { authenticateClient } from '../../../oauth/client-authentication.js';
 import { InvalidRequest } from '../../../oauth/errors.js';
 import type { ClientRecord } from '../../../storage/store.js';
 import { optional } from '../../schemas.js';
+import { CLIENT } from '../../openapi/security.js';
+
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
 /**
  * RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1: these endpoints take `application/x-www-form-urlencoded`.
@@ -18,11 +21,16 @@ export async function requireFormBody(request: FastifyRequest): Promise<void> {
 }
 
 /**
- * The route options of a client-authenticated form endpoint (token, revocation, introspection): its body
- * schema, the form-only rule above, and errors in the OAuth style (RFC 6749 §5.2).
+ * The route options of a client-authenticated form endpoint (token, revocation, introspection, device
+ * authorization): its body schema, its answers, the form-only rule above, client authentication, and errors
+ * in the OAuth style (RFC 6749 §5.2).
  */
-export function clientFormRoute<S extends TSchema>(body: S) {
-  return { schema: { body }, preValidation: requireFormBody, config: { errorStyle: 'oauth' as const } };
+export function clientFormRoute<S extends TSchema, R extends Record<number, unknown>>(body: S, response: R) {
+  return {
+    schema: { body, response, consumes: [FORM_MEDIA_TYPE], security: CLIENT },
+    preValidation: requireFormBody,
+    config: { errorStyle: 'oauth' as const },
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-c
 import { present } from '../../../oauth/parameters.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import { ok } from '../../responses.js';
+import { EnvelopeOf } from '../../response-schemas.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
 
@@ -16,6 +17,9 @@ const LegacyTokenBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** docs/interface.md#legacy-token-endpoint: `{"code":0,"msg":"ok","data":{"access_token":"…"}}`. */
+const LegacyTokenAnswer = EnvelopeOf({ access_token: Type.String() }, 'The access token, in the envelope');
+
 /**
  * docs/interface.md#legacy-token-endpoint: the legacy token exchange of the previous system (Campux), kept
  * exactly: JSON in, the envelope out, its error codes (1 malformed, 2 client or grant) with a real HTTP
@@ -25,7 +29,10 @@ const LegacyTokenBody = Type.Object(
 export const legacyGetAccessTokenRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/get-access-token',
-    { schema: { body: LegacyTokenBody }, config: { errorStyle: 'legacy' } },
+    {
+      schema: { body: LegacyTokenBody, response: { 200: LegacyTokenAnswer } },
+      config: { errorStyle: 'legacy' },
+    },
     async (request, reply) => {
       const body = request.body;
       // docs/interface.md#legacy-token-endpoint: all three are required.

@@ -38,12 +38,25 @@ const TokenBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** RFC 6749 §5.1 (and OIDC Core §3.1.3.3 `id_token`): never enveloped. */
+const TokenAnswer = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ minimum: 1 }),
+    refresh_token: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String()),
+    id_token: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false, description: 'The tokens (RFC 6749 §5.1)' },
+);
+
 /**
  * docs/interface.md#token-endpoint: the standard token endpoint (RFC 6749 §3.2),
  * answering RFC 6749 §5.1 / §5.2 JSON.
  */
 export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
-  app.post('/v1/oauth2/token', clientFormRoute(TokenBody), async (request, reply) => {
+  app.post('/v1/oauth2/token', clientFormRoute(TokenBody, { 200: TokenAnswer }), async (request, reply) => {
     const body = request.body;
     // RFC 6749 §3.2.1: confidential clients authenticate at the token endpoint.
     const client = await authenticateFormClient(ctx, request, body);

@@ -5,18 +5,22 @@ import { InsufficientScope } from '../../../oauth/errors.js';
 import { profileClaims, releasesProfileClaims } from '../../../oauth/profile-claims.js';
 import { hasScope } from '../../../oauth/scopes.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { BEARER } from '../../openapi/security.js';
 
-const UserInfoResponse = Type.Object({
-  sub: Type.String(),
-  uin: Type.Integer(),
-  user_group: Type.String(),
-  created_at: Type.String(),
-  name: Type.Optional(Type.String()),
-  preferred_username: Type.Optional(Type.String()),
-  email: Type.Optional(Type.String()),
-  email_verified: Type.Optional(Type.Boolean()),
-  groups: Type.Optional(Type.Array(Type.String())),
-});
+const UserInfoResponse = Type.Object(
+  {
+    sub: Type.String(),
+    uin: Type.Integer(),
+    user_group: Type.String(),
+    created_at: Type.String(),
+    name: Type.Optional(Type.String()),
+    preferred_username: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    email_verified: Type.Optional(Type.Boolean()),
+    groups: Type.Optional(Type.Array(Type.String())),
+  },
+  { description: 'The claims about the user (OIDC Core §5.3.2)' },
+);
 
 /** RFC 6750 §2.2: a form body may carry the token as `access_token`; other fields are ignored. */
 const UserInfoForm = Type.Object(
@@ -64,8 +68,8 @@ export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     return profile ? { ...answer, ...profileClaims(profile, token.scope) } : answer;
   };
   const options = {
-    schema: { response: { 200: UserInfoResponse } },
-    config: { errorStyle: 'oauth' as const },
+    schema: { response: { 200: UserInfoResponse }, security: BEARER },
+    config: { errorStyle: 'oauth' as const, serializeWithSchema: true },
   };
   app.get('/v1/oauth2/userinfo', options, handler);
   app.post(
