@@ -16,7 +16,6 @@ import { TotpService } from './domain/totp.js';
 import { ResetCodeService } from './domain/reset-codes.js';
 import { SessionService } from './domain/sessions.js';
 import { UserService } from './domain/users.js';
-import { LogoutDeliveryWorker } from './oauth/logout-delivery.js';
 import type { Store } from './storage/store.js';
 
 /** Everything a route needs, built once at start-up and handed to every plugin. */
@@ -45,8 +44,6 @@ export interface AppContext {
   readonly deviceApprovals: DeviceApprovalService;
   /** "Sign in with your phone" (docs/interface.md#sign-in-with-your-phone). */
   readonly phoneSignIns: PhoneSignInService;
-  /** Sends back-channel logouts (docs/interface.md#sessions-and-sign-out); started by the HTTP server. */
-  readonly logoutDeliveries: LogoutDeliveryWorker;
 }
 
 /** Calls `load` once, on first use; a failure is not remembered, so the next call tries again. */
@@ -63,7 +60,7 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
   const secretBox = once(() => loadSecretBox(config.secretKey));
   const users = new UserService(store, clock);
   const directory = config.ldap === undefined ? undefined : new Directory(config.ldap);
-  const ctx: AppContext = {
+  return {
     config,
     store,
     clock,
@@ -89,7 +86,5 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     phoneSignIns: new PhoneSignInService(store, clock),
     audit: new AuditLog(store, clock),
     resetCodes: new ResetCodeService(store, clock),
-    logoutDeliveries: new LogoutDeliveryWorker(() => ctx),
   };
-  return ctx;
 }

@@ -126,15 +126,6 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     throw notFound(`no such endpoint: ${request.method} ${path}`);
   });
 
-  // Back-channel logouts are sent by every instance while it serves (docs/interface.md#sessions-and-sign-out),
-  // from when the database has answered, for an instance started during an outage.
-  app.addHook('onReady', async () => {
-    if (options.startupGate?.isOpen === false) {
-      void options.startupGate.whenOpen().then(() => ctx.logoutDeliveries.start(app.log));
-    } else ctx.logoutDeliveries.start(app.log);
-  });
-  app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
-
   await app.register(healthRoutes, { ctx, registry });
   await registerAll(app, ctx, [
     accountRoutes,
