@@ -2,6 +2,8 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { AppService } from './domain/apps.js';
 import { AuditLog } from './domain/audit.js';
+import { ConsentService } from './domain/consents.js';
+import { DatabaseStatus } from './domain/database-status.js';
 import { Directory } from './domain/directory.js';
 import { PasswordVerifier } from './domain/password-verifier.js';
 import { DeviceApprovalService } from './domain/device-approvals.js';
@@ -23,6 +25,8 @@ export interface AppContext {
   readonly config: Config;
   readonly store: Store;
   readonly clock: Clock;
+  /** Which database serves, and whether it answers (GET /readyz). */
+  readonly database: DatabaseStatus;
   readonly users: UserService;
   /**
    * Whose word decides a password: the local hash or the school's directory (docs/interface.md#the-schools-directory).
@@ -30,6 +34,8 @@ export interface AppContext {
    */
   readonly passwords: PasswordVerifier;
   readonly apps: AppService;
+  /** The apps each user authorized. */
+  readonly consents: ConsentService;
   readonly sessions: SessionService;
   readonly loginThrottle: LoginThrottle;
   readonly audit: AuditLog;
@@ -64,9 +70,11 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     config,
     store,
     clock,
+    database: new DatabaseStatus(store),
     users,
     passwords: new PasswordVerifier(store, clock, users, directory),
     apps: new AppService(store, clock),
+    consents: new ConsentService(store, clock),
     sessions: new SessionService(store, clock, {
       absolute: config.sessionTtl,
       idle: config.sessionIdleTtl,

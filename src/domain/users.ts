@@ -131,6 +131,16 @@ export class UserService {
     private readonly clock: Clock,
   ) {}
 
+  /** The user with this uin, whatever their state. */
+  find(uin: number): Promise<UserRecord | undefined> {
+    return this.store.users.find(uin);
+  }
+
+  /** Notes that the user signed in now (the admin page's "last sign-in"). */
+  recordSignIn(uin: number): Promise<void> {
+    return this.store.users.recordSignIn(uin, this.clock.now());
+  }
+
   /** Creates a user; answers undefined when the uin is taken. */
   async create(
     uin: number,

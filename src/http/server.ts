@@ -98,7 +98,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   registerDatabaseOutage(app);
   registerDirectoryOutage(app, ctx.passwords.directory);
-  if (options.startupGate) registerStartupGate(app, options.startupGate, ctx.store.kind);
+  if (options.startupGate) registerStartupGate(app, options.startupGate, ctx.database.kind);
   registerBodyParsers(app);
   registerConnectionDraining(app);
   registerSecurityHeaders(app, ctx.config);
