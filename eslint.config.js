@@ -45,6 +45,19 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // docs/architecture.md: routes call the domain and oauth services, never the store.
+    files: ['src/http/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='ctx'][property.name='store']",
+          message: 'Routes call a domain or oauth service (ctx.users, ctx.apps, …), never ctx.store.',
+        },
+      ],
+    },
+  },
   // Prettier owns formatting: turn off every stylistic rule that would argue with it (Vue's included).
   prettier,
   {

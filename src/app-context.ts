@@ -2,6 +2,8 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { AppService } from './domain/apps.js';
 import { AuditLog } from './domain/audit.js';
+import { ConsentService } from './domain/consents.js';
+import { DatabaseStatus } from './domain/database-status.js';
 import { Directory } from './domain/directory.js';
 import { PasswordVerifier } from './domain/password-verifier.js';
 import { DeviceApprovalService } from './domain/device-approvals.js';
@@ -16,7 +18,6 @@ import { TotpService } from './domain/totp.js';
 import { ResetCodeService } from './domain/reset-codes.js';
 import { SessionService } from './domain/sessions.js';
 import { UserService } from './domain/users.js';
-import { LogoutDeliveryWorker } from './oauth/logout-delivery.js';
 import type { Store } from './storage/store.js';
 
 /** Everything a route needs, built once at start-up and handed to every plugin. */
@@ -24,6 +25,8 @@ export interface AppContext {
   readonly config: Config;
   readonly store: Store;
   readonly clock: Clock;
+  /** Which database serves, and whether it answers (GET /readyz). */
+  readonly database: DatabaseStatus;
   readonly users: UserService;
   /**
    * Whose word decides a password: the local hash or the school's directory (docs/interface.md#the-schools-directory).
@@ -31,6 +34,8 @@ export interface AppContext {
    */
   readonly passwords: PasswordVerifier;
   readonly apps: AppService;
+  /** The apps each user authorized. */
+  readonly consents: ConsentService;
   readonly sessions: SessionService;
   readonly loginThrottle: LoginThrottle;
   readonly audit: AuditLog;
@@ -45,8 +50,6 @@ export interface AppContext {
   readonly deviceApprovals: DeviceApprovalService;
   /** "Sign in with your phone" (docs/interface.md#sign-in-with-your-phone). */
   readonly phoneSignIns: PhoneSignInService;
-  /** Sends back-channel logouts (docs/interface.md#sessions-and-sign-out); started by the HTTP server. */
-  readonly logoutDeliveries: LogoutDeliveryWorker;
 }
 
 /** Calls `load` once, on first use; a failure is not remembered, so the next call tries again. */
@@ -63,13 +66,15 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
   const secretBox = once(() => loadSecretBox(config.secretKey));
   const users = new UserService(store, clock);
   const directory = config.ldap === undefined ? undefined : new Directory(config.ldap);
-  const ctx: AppContext = {
+  return {
     config,
     store,
     clock,
+    database: new DatabaseStatus(store),
     users,
     passwords: new PasswordVerifier(store, clock, users, directory),
     apps: new AppService(store, clock),
+    consents: new ConsentService(store, clock),
     sessions: new SessionService(store, clock, {
       absolute: config.sessionTtl,
       idle: config.sessionIdleTtl,
@@ -89,7 +94,5 @@ export function createAppContext(config: Config, store: Store, clock: Clock): Ap
     phoneSignIns: new PhoneSignInService(store, clock),
     audit: new AuditLog(store, clock),
     resetCodes: new ResetCodeService(store, clock),
-    logoutDeliveries: new LogoutDeliveryWorker(() => ctx),
   };
-  return ctx;
 }

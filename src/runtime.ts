@@ -9,6 +9,7 @@ import { passwordProblem } from './domain/passwords.js';
 import { buildServer } from './http/server.js';
 import { StartupGate } from './http/startup-gate.js';
 import { assertDatabaseIntact } from './ops/sqlite-maintenance.js';
+import { LogoutDeliveryWorker } from './oauth/logout-delivery.js';
 import { prepareSigningKeys } from './oauth/signing-keys.js';
 import { isDatabaseUnavailable } from './storage/database-errors.js';
 import { openStore } from './storage/open-store.js';
@@ -19,6 +20,11 @@ const FIRST_ADMIN_UIN = 10000;
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly ctx: AppContext;
+  /**
+   * Sends back-channel and CAS logouts (docs/interface.md#sessions-and-sign-out): every instance runs one
+   * while it serves, from when the database has answered.
+   */
+  readonly logoutDeliveries: LogoutDeliveryWorker;
   readonly url: string;
   /**
    * Resolves once the instance serves: at once, or when the database it started without has answered and
@@ -81,6 +87,7 @@ export async function startServer(
   const store = openStore(config.database);
   const ctx = createAppContext(config, store, systemClock);
   const gate = new StartupGate();
+  const logoutDeliveries = new LogoutDeliveryWorker(ctx);
   const app = await buildServer(ctx, { ...options, startupGate: gate });
   let outage: unknown;
   try {
@@ -138,6 +145,7 @@ export async function startServer(
   let timer: NodeJS.Timeout | undefined;
   const serving = (): void => {
     gate.open();
+    logoutDeliveries.start(app.log);
     timer = setInterval(() => void purge(), PURGE_INTERVAL_MS);
     timer.unref();
     void purge();
@@ -165,6 +173,7 @@ export async function startServer(
   return {
     app,
     ctx,
+    logoutDeliveries,
     url,
     started,
     async close() {
@@ -185,6 +194,7 @@ export async function startServer(
         drain.end();
         clearTimeout(deadline);
       }
+      await logoutDeliveries.stop();
       await store.close();
     },
   };

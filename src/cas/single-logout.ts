@@ -5,7 +5,8 @@
  * worker (src/oauth/logout-delivery.ts); this module builds one request's form body.
  */
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../app-context.js';
+import type { Clock } from '../clock.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import type { LogoutDelivery } from '../storage/store.js';
 import { logoutRequest } from './responses.js';
 import { sealedTicketAad } from './tickets.js';
@@ -16,7 +17,13 @@ const CAS_ROW = /^cas:([0-9a-f]{64})$/;
 /** The POST to make, or why none can be made (the delivery then fails for good). */
 export type CasLogoutPost = { readonly url: string; readonly body: string } | { readonly unsendable: string };
 
-export async function casLogoutPost(ctx: AppContext, delivery: LogoutDelivery): Promise<CasLogoutPost> {
+/** What building the request needs: the box its ticket was sealed in, and a clock. */
+export interface CasLogoutContext {
+  readonly secretBox: () => Promise<SecretBox>;
+  readonly clock: Clock;
+}
+
+export async function casLogoutPost(ctx: CasLogoutContext, delivery: LogoutDelivery): Promise<CasLogoutPost> {
   const ticketHash = CAS_ROW.exec(delivery.sid)?.[1];
   if (!delivery.casService || !delivery.casTicket || !ticketHash)
     return { unsendable: 'malformed CAS delivery' };

@@ -77,6 +77,11 @@ export class AppService {
     private readonly clock: Clock,
   ) {}
 
+  /** Every registered app (a school has tens, not thousands). */
+  list(): Promise<AppRecord[]> {
+    return this.store.apps.list();
+  }
+
   /** Registers an app; answers it with its secret, which is never shown again. */
   async create(input: NewApp): Promise<{ app: AppRecord; clientSecret: string }> {
     // The app-name rule, whatever the path (API, command line, page); a route's check is a first filter.

@@ -65,6 +65,11 @@ export class AuditLog {
     return this.record({ action, actorUin: uin, target: userTarget(uin), request, ...extra });
   }
 
+  /** The user's latest sign-ins (and refused attempts on their account), newest first. */
+  signInsOf(uin: number, limit: number): Promise<AuditEventRecord[]> {
+    return this.store.audit.list({ uin, actions: ['sign_in'], limit });
+  }
+
   /** Records an event; never rejects. */
   async record(input: AuditInput): Promise<void> {
     const userAgent = input.request?.headers['user-agent'];

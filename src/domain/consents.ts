@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ConsentView } from '../shared/views.js';
-import type { ConsentWithApp, Store } from '../storage/store.js';
+import type { ConsentRecord, ConsentWithApp, Store } from '../storage/store.js';
 
 /** An app the user authorized, as the account page shows it. */
 export function consentView(consent: ConsentWithApp): ConsentView {
@@ -32,4 +32,27 @@ export async function withdrawConsent(
     await tx.tokens.revokeForUserAndApp(uin, clientId);
     return existed;
   });
+}
+
+/** The apps a user authorized (docs/interface.md#browser-session-api). */
+export class ConsentService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The user's consents with their apps' names, for the account page and the launcher. */
+  listForUser(uin: number): Promise<ConsentWithApp[]> {
+    return this.store.consents.listForUser(uin);
+  }
+
+  /** The user's consent to one app, if any. */
+  find(uin: number, clientId: string): Promise<ConsentRecord | undefined> {
+    return this.store.consents.find(uin, clientId);
+  }
+
+  /** {@link withdrawConsent}. */
+  withdraw(uin: number, clientId: string): Promise<boolean> {
+    return withdrawConsent(this.store, this.clock, uin, clientId);
+  }
 }

@@ -9,18 +9,25 @@
  */
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import {
-  Client,
-  type Entry,
-  Filter,
-  InappropriateAuthError,
-  InvalidCredentialsError,
-  SizeLimitExceededError,
-  UnwillingToPerformError,
-} from 'ldapts';
+import { Client, type Entry, InvalidCredentialsError, SizeLimitExceededError } from 'ldapts';
 import type { LdapConfig } from '../config/ldap.js';
-import { GROUP_TAG, MAX_GROUPS, MAX_NAME_LENGTH, emailProblem } from '../shared/people.js';
-import { isValidUin } from '../shared/users.js';
+import {
+  type DirectoryPerson,
+  type DirectorySignIn,
+  type SkippedEntry,
+  type DirectoryListing,
+  userFilterFor,
+  everyoneFilter,
+  personOf,
+  isPerson,
+  isRefusedBind,
+} from './directory-entries.js';
+export type {
+  DirectoryPerson,
+  DirectorySignIn,
+  SkippedEntry,
+  DirectoryListing,
+} from './directory-entries.js';
 
 /** The directory could not be asked: the sign-in of a directory user cannot be decided (503, code 10). */
 export class DirectoryUnavailable extends Error {
@@ -31,145 +38,6 @@ export class DirectoryUnavailable extends Error {
   ) {
     super(message);
   }
-}
-
-/** A person as the directory describes them, mapped to what campus-sso keeps. */
-export interface DirectoryPerson {
-  readonly dn: string;
-  readonly uin: number;
-  readonly name: string | null;
-  readonly email: string | null;
-  /** Group tags made from the first RDN value of each group DN (docs/interface.md#the-schools-directory). */
-  readonly groups: readonly string[];
-  /** Group DNs whose tag still breaks the tag rule (or is beyond the 32 kept), reported and left out. */
-  readonly skippedGroups: readonly string[];
-}
-
-/** How a directory user's password check ended. */
-export type DirectorySignIn =
-  { readonly outcome: 'accepted'; readonly person: DirectoryPerson } | { readonly outcome: 'refused' };
-
-/** An entry the sync could not use, with why (its uin attribute is missing or not a uin). */
-export interface SkippedEntry {
-  readonly dn: string;
-  readonly reason: string;
-}
-
-/** Everyone the directory holds under the user base that the filter matches. */
-export interface DirectoryListing {
-  readonly people: readonly DirectoryPerson[];
-  readonly skipped: readonly SkippedEntry[];
-}
-
-/** RFC 4515 §3: `*`, `(`, `)`, `\` and NUL written as `\XX` in a filter's value. */
-export function escapeFilterValue(value: string): string {
-  return Filter.escape(value);
-}
-
-/** The user filter with the uin in it, escaped (the uin is digits, but the rule is the rule). */
-export function userFilterFor(template: string, uin: number | string): string {
-  return template.split('{uin}').join(escapeFilterValue(String(uin)));
-}
-
-/**
- * The filter that lists every person: `{uin}` becomes a presence test (`(uid={uin})` → `(uid=*)`), so the sync
- * reads exactly the people a sign-in could find.
- */
-export function everyoneFilter(template: string): string {
-  return template.split('{uin}').join('*');
-}
-
-/** One byte of a `\XX` escape, or the escaped character itself (RFC 4514 §3). */
-function unescapeDnValue(raw: string): string | undefined {
-  if (raw.startsWith('#')) return undefined; // A BER-encoded value: not a name.
-  const bytes: number[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const char = raw[i] ?? '';
-    if (char === '\\') {
-      const hex = raw.slice(i + 1, i + 3);
-      if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
-        bytes.push(parseInt(hex, 16));
-        i += 2;
-      } else {
-        const next = raw[i + 1] ?? '';
-        bytes.push(...Buffer.from(next, 'utf8'));
-        i += 1;
-      }
-    } else {
-      bytes.push(...Buffer.from(char, 'utf8'));
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-/**
- * The group tag of a group's DN: the value of its first RDN, lower-cased, spaces turned into `-`
- * (`CN=Class 2026-3,OU=Groups,DC=school,DC=edu` → `class-2026-3`); undefined when that is not a tag.
- */
-export function groupTagOf(dn: string): string | undefined {
-  let end = 0;
-  while (end < dn.length && dn[end] !== ',' && dn[end] !== '+' && dn[end] !== ';') {
-    end += dn[end] === '\\' ? 2 : 1;
-  }
-  const rdn = dn.slice(0, end);
-  const equals = rdn.indexOf('=');
-  if (equals < 1) return undefined;
-  const value = unescapeDnValue(rdn.slice(equals + 1).trim());
-  if (value === undefined) return undefined;
-  const tag = value.trim().toLowerCase().replace(/\s/g, '-');
-  return GROUP_TAG.test(tag) ? tag : undefined;
-}
-
-/** An attribute's values as text, whatever case the server wrote its name in. */
-function values(entry: Entry, attribute: string): string[] {
-  const wanted = attribute.toLowerCase();
-  for (const [key, value] of Object.entries(entry)) {
-    if (key === 'dn' || key.toLowerCase() !== wanted) continue;
-    const list = Array.isArray(value) ? value : [value];
-    return list.map((item) => (Buffer.isBuffer(item) ? item.toString('utf8') : item));
-  }
-  return [];
-}
-
-/** The person an entry describes, or why it cannot be one. */
-export function personOf(entry: Entry, config: LdapConfig): DirectoryPerson | SkippedEntry {
-  const attrs = config.attributes;
-  const uinText = values(entry, attrs.uin)[0]?.trim() ?? '';
-  const uin = /^[1-9]\d{0,15}$/.test(uinText) ? Number(uinText) : NaN;
-  if (!isValidUin(uin)) {
-    return {
-      dn: entry.dn,
-      reason: `${attrs.uin} ${uinText === '' ? 'is missing' : `"${uinText}" is not a uin`}`,
-    };
-  }
-  const name = values(entry, attrs.name)[0]?.trim();
-  const email = values(entry, attrs.email)[0]?.trim();
-  const groups: string[] = [];
-  const skippedGroups: string[] = [];
-  for (const groupDn of values(entry, attrs.groups)) {
-    const tag = groupTagOf(groupDn);
-    if (tag === undefined || groups.length >= MAX_GROUPS) skippedGroups.push(groupDn);
-    else if (!groups.includes(tag)) groups.push(tag);
-  }
-  return {
-    dn: entry.dn,
-    uin,
-    name: name === undefined || name === '' ? null : [...name].slice(0, MAX_NAME_LENGTH).join(''),
-    email: email === undefined || emailProblem(email) !== undefined ? null : email,
-    groups: groups.sort(),
-    skippedGroups,
-  };
-}
-
-const isPerson = (item: DirectoryPerson | SkippedEntry): item is DirectoryPerson => 'uin' in item;
-
-/** What a person's own bind answers when the password is not accepted (wrong, expired, locked, disabled). */
-function isRefusedBind(error: unknown): boolean {
-  return (
-    error instanceof InvalidCredentialsError ||
-    error instanceof InappropriateAuthError ||
-    error instanceof UnwillingToPerformError
-  );
 }
 
 const PAGE_SIZE = 500;

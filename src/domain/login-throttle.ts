@@ -1,5 +1,18 @@
 import type { Clock } from '../clock.js';
 import type { Store, ThrottleState } from '../storage/store.js';
+import {
+  ACCOUNT,
+  type Attempt,
+  ADDRESS,
+  accountKey,
+  addressKey,
+  lockMs,
+  secondsUntil,
+  verdict,
+} from './login-throttle-policy.js';
+
+export { accountLocks, unlockAccount } from './account-locks.js';
+export { type Attempt, lockWarning } from './login-throttle-policy.js';
 
 /**
  * Sign-in throttling per account and per client address (docs/security.md), kept in the database so every
@@ -17,77 +30,13 @@ import type { Store, ThrottleState } from '../storage/store.js';
  * count back and releases its gate. The database is often still unavailable then, so what it could not write
  * waits in memory and is written before this instance counts its next attempt (docs/security.md).
  */
-interface Policy {
-  /** The failure that reaches this count locks; each further one doubles the lock. */
-  readonly lockAfter: number;
-  readonly windowMs: number;
-  readonly firstLockMs: number;
-  readonly maxLockMs: number;
-}
-
-const ACCOUNT: Policy = { lockAfter: 5, windowMs: 60 * 60_000, firstLockMs: 30_000, maxLockMs: 15 * 60_000 };
-const ADDRESS: Policy = {
-  lockAfter: 100,
-  windowMs: 15 * 60_000,
-  firstLockMs: 60_000,
-  maxLockMs: 15 * 60_000,
-};
-
-/**
- * What a failed attempt tells the person signing in about the account's lock (docs/interface.md#browser-session-api):
- * `locked_for` when this failure locked it, `next_failure_locks_for` when the next one will, in seconds; empty
- * otherwise. It depends only on the count kept for the uin typed, known or not, so it tells no one whether
- * the account exists.
- */
-export function lockWarning(attempt: Attempt): { locked_for?: number; next_failure_locks_for?: number } {
-  const failures = attempt.account.failures;
-  if (failures >= ACCOUNT.lockAfter) return { locked_for: lockMs(ACCOUNT, failures) / 1000 };
-  if (failures + 1 >= ACCOUNT.lockAfter) {
-    return { next_failure_locks_for: lockMs(ACCOUNT, failures + 1) / 1000 };
-  }
-  return {};
-}
-
 /** A check gate left taken by a crashed instance opens again after this long. */
 const GATE_MS = 60_000;
-
-/** One counted sign-in attempt; settle it with `succeeded` or `failed`. */
-export interface Attempt {
-  readonly uin: number;
-  readonly address: string;
-  /** Seconds to wait when the attempt is refused; 0 when the password may be checked. */
-  readonly retryAfter: number;
-  readonly account: ThrottleState;
-  readonly client: ThrottleState;
-  /** The check gates this attempt holds, released when it settles. */
-  readonly gates: readonly string[];
-  /** For an attempt refused during a lock: the locked counter and when its lock ends (epoch ms). */
-  readonly lock?: { readonly key: string; readonly until: number };
-}
 
 /** Refusals that no standing lock explains (a burst's surplus, a busy check gate) are recorded once per this. */
 const TRANSIENT_REFUSAL_MS = 30_000;
 
 const NO_STATE: ThrottleState = { failures: 0, windowStart: 0, lockedUntil: 0 };
-
-function lockMs(policy: Policy, failures: number): number {
-  const over = failures - policy.lockAfter;
-  return over < 0 ? 0 : Math.min(policy.firstLockMs * 2 ** over, policy.maxLockMs);
-}
-
-/** How one counter's state answers an attempt counted on it. */
-type Verdict =
-  { readonly check: true; readonly gate?: string } | { readonly check: false; readonly wait: number };
-
-function verdict(policy: Policy, key: string, state: ThrottleState, now: number): Verdict {
-  if (state.failures <= policy.lockAfter) return { check: true };
-  // Locked since this attempt looked (another attempt just failed): wait for that lock.
-  if (state.lockedUntil > now) return { check: false, wait: Math.ceil((state.lockedUntil - now) / 1000) };
-  // A lock of this window has expired: the next attempt is checked, through the gate.
-  if (state.lockedUntil > state.windowStart) return { check: true, gate: gateKey(key) };
-  // Over the budget with no lock yet: the surplus of a burst, while the budget's attempts are being checked.
-  return { check: false, wait: Math.ceil(policy.firstLockMs / 1000) };
-}
 
 /** A write that takes back an interrupted attempt: a count refunded, or a check gate released. */
 interface Undo {
@@ -331,35 +280,6 @@ export class LoginThrottle {
 
 const DAY_MS = 24 * 3600_000;
 
-const secondsUntil = (until: number, now: number): number => Math.ceil((until - now) / 1000);
-
 function refused(uin: number, address: string, retryAfter: number): Attempt {
   return { uin, address, retryAfter, account: NO_STATE, client: NO_STATE, gates: [] };
 }
-
-/**
- * When each of these accounts' sign-in lock ends (epoch ms), for those locked at `now`
- * (docs/interface.md#people-groups-and-audit: the Users list shows "locked until").
- */
-export async function accountLocks(
-  store: Store,
-  uins: readonly number[],
-  now: number,
-): Promise<Map<number, number>> {
-  const states = await store.throttles.getMany(uins.map(accountKey));
-  const locks = new Map<number, number>();
-  for (const uin of uins) {
-    const until = states.get(accountKey(uin))?.lockedUntil ?? 0;
-    if (until > now) locks.set(uin, until);
-  }
-  return locks;
-}
-
-/** An admin's **Unlock**: the account's failures and lock are forgotten (its address's are not). */
-export async function unlockAccount(store: Store, uin: number): Promise<void> {
-  await store.throttles.delete(accountKey(uin));
-}
-
-const accountKey = (uin: number): string => `uin:${uin}`;
-const addressKey = (address: string): string => `ip:${address}`;
-const gateKey = (key: string): string => `${key}:checking`;

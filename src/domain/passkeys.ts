@@ -96,6 +96,16 @@ export class PasskeyService {
     this.origin = url.origin;
   }
 
+  /** The user's passkeys. */
+  list(uin: number): Promise<PasskeyRecord[]> {
+    return this.store.secondFactors.listPasskeys(uin);
+  }
+
+  /** Removes one of the user's passkeys; answers false when they have none with this id. */
+  remove(uin: number, id: string): Promise<boolean> {
+    return this.store.secondFactors.deletePasskey(uin, id);
+  }
+
   /** Creation options for a new passkey of `uin`; its existing ones are excluded (no duplicates). */
   async registrationOptions(uin: number): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.store.secondFactors.listPasskeys(uin);

@@ -68,6 +68,11 @@ export class SecondFactorService {
     return factors;
   }
 
+  /** How many of the user's recovery codes are still unused. */
+  unusedRecoveryCodes(uin: number): Promise<number> {
+    return this.store.secondFactors.countUnusedRecoveryCodes(uin);
+  }
+
   /** Whether the user has enrolled a TOTP app or a passkey. */
   async hasSecondFactor(uin: number): Promise<boolean> {
     return (await this.factorsOf(uin)).length > 0;

@@ -3,7 +3,7 @@ import type { SessionView } from '../shared/views.js';
 import type { Repositories, SessionRecord, Store, UserRecord } from '../storage/store.js';
 import { AMR, withSecondFactor } from './amr.js';
 import { randomToken, sha256Hex } from './crypto.js';
-import { isActiveUser } from './users.js';
+import { isActiveUser } from './active-user.js';
 
 /** A session on a shared computer idles out after 15 minutes (docs/interface.md#sessions-and-sign-out). */
 export const SHARED_IDLE_TTL_SECONDS = 15 * 60;

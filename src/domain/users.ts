@@ -1,7 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { AdminUserView, UserView } from '../shared/views.js';
 import type { UserGroup } from '../shared/users.js';
-import type { RoleGrant } from '../shared/roles.js';
 import type {
   NewUserRecord,
   Repositories,
@@ -22,102 +20,23 @@ import {
 import { enforce } from './rule-violation.js';
 import { signOut } from './sessions.js';
 import { userGroupProblem } from '../shared/users.js';
+import { isActiveUser } from './active-user.js';
+import { type AdminChangeOutcome, type UserChanges, removesAnAdmin } from './admin-user-changes.js';
 import { isDirectoryUser } from './directory-users.js';
 import { removeFactorsAddedSinceLastSignIn } from './second-factors.js';
 
 // The uin rule is shared with the pages.
 export { isValidUin } from '../shared/users.js';
-
-/** The public view of a user, as every JSON answer shows it. */
-export function userView(user: Pick<UserRecord, 'uin' | 'userGroup' | 'createdAt'>): UserView {
-  return { uin: user.uin, user_group: user.userGroup, created_at: new Date(user.createdAt).toISOString() };
-}
-
-const isoOrNull = (epochMs: number | null): string | null =>
-  epochMs === null ? null : new Date(epochMs).toISOString();
-
-/** A user as the admin API shows them: the public view plus the account's state and profile. */
-export function adminUserView(
-  user: UserRecord,
-  lockedUntil: number | null = null,
-  secondFactors: readonly ('totp' | 'passkey')[] = [],
-  roles: readonly RoleGrant[] = [],
-): AdminUserView {
-  return {
-    ...userView(user),
-    disabled: user.disabled,
-    name: user.name,
-    email: user.email,
-    groups: user.groups,
-    expires_at: isoOrNull(user.expiresAt),
-    last_sign_in_at: isoOrNull(user.lastSignInAt),
-    locked_until: isoOrNull(lockedUntil),
-    source: user.source,
-    second_factors: secondFactors,
-    roles,
-  };
-}
-
-/**
- * Whether the account may sign in and its tokens work at `now`: enabled, and not past its `expiresAt`
- * (docs/interface.md#people-groups-and-audit: an expired account acts as disabled).
- */
-export function isActiveUser(user: Pick<UserRecord, 'disabled' | 'expiresAt'>, now: number): boolean {
-  return !user.disabled && (user.expiresAt === null || user.expiresAt > now);
-}
+// Split by what they do; imported from here as before.
+export { adminUserView, userView } from './user-views.js';
+export { isActiveUser } from './active-user.js';
+export { type AdminChangeOutcome, type UserChanges, removesAnAdmin } from './admin-user-changes.js';
 
 /** Not a PHC string: no password verifies against it (a malformed hash is a failed verification). */
 const NO_PASSWORD_YET = '!no password yet: redeem a reset code';
 
 /** The optional profile of a new user. */
 export type NewUserProfile = Partial<Pick<NewUserRecord, 'name' | 'email' | 'groups' | 'expiresAt'>>;
-
-/** What an admin may change about a user (`PATCH /v1/admin/users/:uin`, the bulk actions). */
-export interface UserChanges {
-  readonly userGroup?: UserGroup | undefined;
-  readonly disabled?: boolean | undefined;
-  /** The password policy is enforced here again (passwordProblem), whatever the caller checked. */
-  readonly password?: string | undefined;
-  /** null clears; all already checked against the profile rules (src/shared/people.ts). */
-  readonly name?: string | null | undefined;
-  readonly email?: string | null | undefined;
-  readonly groups?: readonly string[] | undefined;
-  readonly expiresAt?: number | null | undefined;
-}
-
-/**
- * How an admin's change ended. `last-admin`: refused before anything was written, because it would leave no
- * enabled admin. `last-admin-raced`: another change landed at the same moment and together they left none, so
- * this one was written back.
- */
-export type AdminChangeOutcome =
-  | { readonly outcome: 'changed'; readonly user: UserRecord }
-  | { readonly outcome: 'not-found' }
-  | { readonly outcome: 'last-admin' }
-  | { readonly outcome: 'last-admin-raced' }
-  /** A password for a directory user: refused before anything was written (their directory owns it). */
-  | { readonly outcome: 'directory-password' };
-
-/**
- * Whether the user is an admin the service can count on: enabled, and with an account that never expires. An
- * admin whose account expires (or has expired) would leave the service without one once the date passes.
- */
-function isLastingAdmin(user: Pick<UserRecord, 'userGroup' | 'disabled' | 'expiresAt'>): boolean {
-  return user.userGroup === 'admin' && !user.disabled && user.expiresAt === null;
-}
-
-/**
- * Whether the change takes an admin out of the lasting admins (docs/interface.md#admin-api): it demotes or
- * disables them, or gives their account an end date, past or future.
- */
-export function removesAnAdmin(user: UserRecord, changes: UserChanges): boolean {
-  if (!isLastingAdmin(user)) return false;
-  return !isLastingAdmin({
-    userGroup: changes.userGroup ?? user.userGroup,
-    disabled: changes.disabled ?? user.disabled,
-    expiresAt: changes.expiresAt === undefined ? user.expiresAt : changes.expiresAt,
-  });
-}
 
 /**
  * How a password was chosen. Someone who knows a password they did not choose themselves (the first start's
@@ -133,6 +52,16 @@ export class UserService {
     private readonly store: Store,
     private readonly clock: Clock,
   ) {}
+
+  /** The user with this uin, whatever their state. */
+  find(uin: number): Promise<UserRecord | undefined> {
+    return this.store.users.find(uin);
+  }
+
+  /** Notes that the user signed in now (the admin page's "last sign-in"). */
+  recordSignIn(uin: number): Promise<void> {
+    return this.store.users.recordSignIn(uin, this.clock.now());
+  }
 
   /** Creates a user; answers undefined when the uin is taken. */
   async create(

@@ -103,7 +103,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   registerDatabaseOutage(app);
   registerDirectoryOutage(app, ctx.passwords.directory);
-  if (options.startupGate) registerStartupGate(app, options.startupGate, ctx.store.kind);
+  if (options.startupGate) registerStartupGate(app, options.startupGate, ctx.database.kind);
   registerBodyParsers(app);
   registerConnectionDraining(app);
   registerSecurityHeaders(app, ctx.config);
@@ -130,15 +130,6 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     }
     throw notFound(`no such endpoint: ${request.method} ${path}`);
   });
-
-  // Back-channel logouts are sent by every instance while it serves (docs/interface.md#sessions-and-sign-out),
-  // from when the database has answered, for an instance started during an outage.
-  app.addHook('onReady', async () => {
-    if (options.startupGate?.isOpen === false) {
-      void options.startupGate.whenOpen().then(() => ctx.logoutDeliveries.start(app.log));
-    } else ctx.logoutDeliveries.start(app.log);
-  });
-  app.addHook('onClose', async () => ctx.logoutDeliveries.stop());
 
   // Before the routes: both see each route as it is added (docs/interface.md#openapi).
   registerResponseSerialization(app);

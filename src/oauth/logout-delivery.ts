@@ -10,16 +10,26 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../app-context.js';
-import type { LogoutDelivery, LogoutDeliveryOutcome } from '../storage/store.js';
+import type { Config } from '../config/config.js';
+import type { LogoutDelivery, LogoutDeliveryOutcome, Store } from '../storage/store.js';
 import {
   ForbiddenDestinationError,
   guardedLookup,
   isAllowedDestination,
   isLoopbackUrl,
 } from './delivery-address.js';
-import { casLogoutPost } from '../cas/single-logout.js';
-import { signLogoutToken } from './logout-token.js';
+import { type CasLogoutContext, casLogoutPost } from '../cas/single-logout.js';
+import { type LogoutTokenContext, signLogoutToken } from './logout-token.js';
+
+/**
+ * What the worker uses: the delivery queue and the apps' addresses, the signing keys (logout tokens), the
+ * secret box (CAS tickets) and the base URL (loopback allowed in development). The application context is
+ * one; the runtime (src/runtime.ts) builds, starts and stops the worker.
+ */
+export interface LogoutDeliveryContext extends LogoutTokenContext, CasLogoutContext {
+  readonly store: LogoutTokenContext['store'] & Pick<Store, 'logouts' | 'apps'>;
+  readonly config: LogoutTokenContext['config'] & Pick<Config, 'baseUrl'>;
+}
 
 export interface DeliverySchedule {
   /** How often the worker looks for due rows when nothing woke it. */
@@ -68,15 +78,14 @@ export class LogoutDeliveryWorker {
   private unsubscribe: (() => void) | undefined;
   private log: FastifyBaseLogger | undefined;
 
-  /** `context` is called at work time (the worker is built with the context it belongs to). */
-  constructor(private readonly context: () => AppContext) {}
+  constructor(private readonly ctx: LogoutDeliveryContext) {}
 
   /** Starts working (idempotent): at once, then on the timer and whenever a sign-out queues rows. */
   start(log?: FastifyBaseLogger): void {
     if (this.started) return;
     this.started = true;
     this.log = log;
-    this.unsubscribe = this.context().store.logouts.onQueued(() => this.kick());
+    this.unsubscribe = this.ctx.store.logouts.onQueued(() => this.kick());
     this.kick();
   }
 
@@ -130,7 +139,7 @@ export class LogoutDeliveryWorker {
 
   /** One pass: claims the due rows and attempts each; answers how many were attempted. */
   async runOnce(): Promise<number> {
-    const ctx = this.context();
+    const ctx = this.ctx;
     const now = ctx.clock.now();
     const claimed = await ctx.store.logouts.claimDue(
       now,
@@ -141,7 +150,7 @@ export class LogoutDeliveryWorker {
     return claimed.length;
   }
 
-  private async attempt(ctx: AppContext, delivery: LogoutDelivery): Promise<void> {
+  private async attempt(ctx: LogoutDeliveryContext, delivery: LogoutDelivery): Promise<void> {
     const outcome = await this.send(ctx, delivery);
     await ctx.store.logouts.finish(delivery, ctx.clock.now(), outcome);
     const fields = { client_id: delivery.clientId, attempts: delivery.attempts, result: outcome.result };
@@ -151,7 +160,7 @@ export class LogoutDeliveryWorker {
 
   /** The POST of this delivery's kind: a back-channel logout_token, or a CAS logoutRequest. */
   private async request(
-    ctx: AppContext,
+    ctx: LogoutDeliveryContext,
     delivery: LogoutDelivery,
   ): Promise<{ url: string; body: string } | { unsendable: string }> {
     // docs/interface.md#cas-protocol: CAS single logouts share this queue.
@@ -170,7 +179,7 @@ export class LogoutDeliveryWorker {
     };
   }
 
-  private async send(ctx: AppContext, delivery: LogoutDelivery): Promise<LogoutDeliveryOutcome> {
+  private async send(ctx: LogoutDeliveryContext, delivery: LogoutDelivery): Promise<LogoutDeliveryOutcome> {
     let result: string;
     try {
       const post = await this.request(ctx, delivery);

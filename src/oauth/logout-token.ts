@@ -5,9 +5,14 @@
  * Claim MUST NOT be present").
  */
 import { SignJWT } from 'jose';
-import type { AppContext } from '../app-context.js';
+import type { Config } from '../config/config.js';
 import { randomToken } from '../domain/crypto.js';
-import { signingKey } from './signing-keys.js';
+import { type SigningKeyContext, signingKey } from './signing-keys.js';
+
+/** What a logout token needs: the signing keys, and the issuer it names. */
+export interface LogoutTokenContext extends SigningKeyContext {
+  readonly config: SigningKeyContext['config'] & Pick<Config, 'issuer'>;
+}
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** A logout token is built just before it is sent; two minutes cover the POST and clock skew. */
@@ -21,7 +26,7 @@ export interface LogoutTokenInput {
   readonly issuedAt: number;
 }
 
-export async function signLogoutToken(ctx: AppContext, input: LogoutTokenInput): Promise<string> {
+export async function signLogoutToken(ctx: LogoutTokenContext, input: LogoutTokenInput): Promise<string> {
   const key = await signingKey(ctx);
   const iat = Math.floor(input.issuedAt / 1000);
   return new SignJWT({ sid: input.sid, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } })

@@ -11,7 +11,8 @@
  * rotation reaches every instance without a restart.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { AppContext } from '../app-context.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { SigningKeyRecord, Store } from '../storage/store.js';
 import { missingSecretKeyFile } from '../domain/secret-box.js';
@@ -50,6 +51,17 @@ export interface SigningKey {
 }
 
 type PrivateKey = SigningKey['privateKey'];
+
+/**
+ * What the signing keys use (fosite's per-handler storage interfaces): the key table (and the TOTP secrets,
+ * to tell whether the database holds sealed secrets), the key-encryption key's source, a clock, and the
+ * access token lifetime (an id_token's). The application context is one.
+ */
+export interface SigningKeyContext {
+  readonly store: Pick<Store, 'signingKeys' | 'secondFactors'>;
+  readonly clock: Clock;
+  readonly config: Pick<Config, 'secretKey' | 'accessTokenTtl'>;
+}
 
 const byAge = (a: SigningKeyRecord, b: SigningKeyRecord): number =>
   a.createdAt - b.createdAt || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0);
@@ -98,9 +110,9 @@ interface KeyRing {
 }
 
 /** Per store, so each test server (and each database) has its own. Only a cache: the database is the truth. */
-const rings = new WeakMap<Store, Promise<KeyRing>>();
+const rings = new WeakMap<SigningKeyContext['store'], Promise<KeyRing>>();
 
-function idTokenLifetimeMs(ctx: AppContext): number {
+function idTokenLifetimeMs(ctx: SigningKeyContext): number {
   // id-token.ts: an id_token expires with the access token issued beside it.
   return ctx.config.accessTokenTtl * 1000;
 }
@@ -110,7 +122,7 @@ function idTokenLifetimeMs(ctx: AppContext): number {
  * for any algorithm that has none (a first start, or a database from before RS256). Idempotent, and safe
  * when several instances run it at once: each keeps its own fresh key, and the newest one wins.
  */
-async function ensureKeys(ctx: AppContext, box: SecretBox): Promise<SigningKeyRecord[]> {
+async function ensureKeys(ctx: SigningKeyContext, box: SecretBox): Promise<SigningKeyRecord[]> {
   let records = await ctx.store.signingKeys.list();
   for (const record of records) {
     if (isEncrypted(record.privateJwk)) continue;
@@ -145,7 +157,7 @@ async function activeKey(
   return { kid: newest.kid, alg: newest.alg, privateKey };
 }
 
-async function openKeyRing(ctx: AppContext): Promise<KeyRing> {
+async function openKeyRing(ctx: SigningKeyContext): Promise<KeyRing> {
   const missing = missingSecretKeyFile(ctx.config.secretKey);
   // docs/operations.md#backups: a database whose keys were sealed with a key file (a restored backup, say)
   // never gets a new one, which would open none of them: the start stops, and nothing is written.
@@ -164,13 +176,13 @@ async function openKeyRing(ctx: AppContext): Promise<KeyRing> {
 }
 
 /** Whether the database holds a signing key or TOTP secret sealed with a key-encryption key. */
-async function holdsSealedSecrets(store: Store): Promise<boolean> {
+async function holdsSealedSecrets(store: SigningKeyContext['store']): Promise<boolean> {
   const keys = await store.signingKeys.list();
   if (keys.some((record) => isEncrypted(record.privateJwk))) return true;
   return (await store.secondFactors.listTotpSecrets()).length > 0;
 }
 
-function keyRing(ctx: AppContext): Promise<KeyRing> {
+function keyRing(ctx: SigningKeyContext): Promise<KeyRing> {
   let pending = rings.get(ctx.store);
   if (!pending) {
     pending = openKeyRing(ctx);
@@ -185,12 +197,12 @@ function keyRing(ctx: AppContext): Promise<KeyRing> {
  * Opens the keys at start-up: reads (or creates) the key-encryption key, encrypts keys stored in plain
  * text, creates missing ones. Fails — and the server does not start — when the key-encryption key is wrong.
  */
-export async function prepareSigningKeys(ctx: AppContext): Promise<void> {
+export async function prepareSigningKeys(ctx: SigningKeyContext): Promise<void> {
   await keyRing(ctx);
 }
 
 /** The key id_tokens are signed with: the newest RS256 key, re-read every RELOAD_INTERVAL_MS. */
-export async function signingKey(ctx: AppContext): Promise<SigningKey> {
+export async function signingKey(ctx: SigningKeyContext): Promise<SigningKey> {
   const ring = await keyRing(ctx);
   const now = ctx.clock.now();
   if (now - ring.loadedAt >= RELOAD_INTERVAL_MS) {
@@ -201,7 +213,7 @@ export async function signingKey(ctx: AppContext): Promise<SigningKey> {
 }
 
 /** The kids of the stored keys this key-encryption key cannot open (`campus-sso check`). */
-export async function unreadableSigningKeys(ctx: AppContext): Promise<string[]> {
+export async function unreadableSigningKeys(ctx: SigningKeyContext): Promise<string[]> {
   const box = await loadSigningKeyBox(ctx.config.secretKey);
   const unreadable: string[] = [];
   for (const record of await ctx.store.signingKeys.list()) {
@@ -215,7 +227,7 @@ export async function unreadableSigningKeys(ctx: AppContext): Promise<string[]> 
 }
 
 /** Every stored key with its status, oldest first (`campus-sso keys list`). */
-export async function listSigningKeys(ctx: AppContext): Promise<SigningKeyState[]> {
+export async function listSigningKeys(ctx: SigningKeyContext): Promise<SigningKeyState[]> {
   await keyRing(ctx);
   return keyStates(await ctx.store.signingKeys.list(), ctx.clock.now(), idTokenLifetimeMs(ctx));
 }
@@ -224,7 +236,7 @@ export async function listSigningKeys(ctx: AppContext): Promise<SigningKeyState[
  * `campus-sso keys rotate`: a new RS256 and ES256 pair becomes active at once; the previous keys keep being
  * published until the id_tokens they signed have expired.
  */
-export async function rotateSigningKeys(ctx: AppContext): Promise<SigningKeyRecord[]> {
+export async function rotateSigningKeys(ctx: SigningKeyContext): Promise<SigningKeyRecord[]> {
   const ring = await keyRing(ctx);
   const now = ctx.clock.now();
   const created: SigningKeyRecord[] = [];
@@ -240,7 +252,7 @@ export async function rotateSigningKeys(ctx: AppContext): Promise<SigningKeyReco
  * RFC 7517 §5: the public keys, for `/.well-known/jwks.json`: the active and retiring ones. Read from the
  * database every time, so a rotation on another instance is published at once.
  */
-export async function publicJwks(ctx: AppContext): Promise<{ keys: JWK[] }> {
+export async function publicJwks(ctx: SigningKeyContext): Promise<{ keys: JWK[] }> {
   const states = await listSigningKeys(ctx);
   // RS256 first: some relying parties take the first key that fits.
   const published = states

@@ -2,6 +2,9 @@
 
 // The one list of user groups (src/shared/users.ts).
 export { USER_GROUPS, type UserGroup } from '../shared/users.js';
+// Split by what they are for; store.ts exports them all from here.
+export * from './second-factor-records.js';
+export * from './cas-device-records.js';
 import type { UserGroup } from '../shared/users.js';
 
 /** A user's profile (docs/interface.md#people-groups-and-audit): optional on insert, always read back. */
@@ -235,56 +238,6 @@ export interface ThrottleState {
   readonly lockedUntil: number;
 }
 
-/** A TOTP credential (RFC 6238); unconfirmed until the user typed a first code. */
-export interface TotpCredentialRecord {
-  readonly uin: number;
-  /** The base32 secret, sealed with the key-encryption key (src/domain/secret-box.ts). */
-  readonly sealedSecret: string;
-  readonly confirmedAt: number | null;
-  /** The last time step accepted (RFC 6238 §5.2: no code twice). */
-  readonly lastUsedStep: number | null;
-  readonly createdAt: number;
-}
-
-/** A WebAuthn credential (passkey) registered by a user. */
-export interface PasskeyRecord {
-  readonly id: string;
-  readonly uin: number;
-  /** base64url */
-  readonly credentialId: string;
-  /** COSE public key, base64url */
-  readonly publicKey: string;
-  readonly counter: number;
-  readonly transports: readonly string[];
-  /** WebAuthn backup eligibility: `multiDevice` passkeys are synced between devices. */
-  readonly deviceType: 'singleDevice' | 'multiDevice';
-  readonly backedUp: boolean;
-  readonly name: string;
-  readonly createdAt: number;
-  readonly lastUsedAt: number | null;
-}
-
-export type WebAuthnPurpose = 'register' | 'second-factor' | 'passwordless';
-
-/** A WebAuthn challenge, stored (as its SHA-256) so any instance can finish a ceremony another began. */
-export interface WebAuthnChallengeRecord {
-  readonly challengeHash: string;
-  readonly purpose: WebAuthnPurpose;
-  readonly uin: number | null;
-  readonly expiresAt: number;
-}
-
-/** A sign-in whose password was right and whose second factor is still awaited. */
-export interface PendingSignInRecord {
-  readonly idHash: string;
-  readonly uin: number;
-  readonly failures: number;
-  readonly createdAt: number;
-  readonly expiresAt: number;
-  /** "This is a shared computer" was ticked: the session it completes is a shared-computer one. */
-  readonly shared: boolean;
-}
-
 export interface UserListQuery {
   /** Matches uins that start with these digits. */
   readonly search?: string | undefined;
@@ -359,68 +312,5 @@ export interface AuditQuery {
   readonly limit: number;
 }
 
-/** A CAS service ticket (docs/interface.md#cas-protocol): stored under its SHA-256 digest only. */
-export interface CasTicketRecord {
-  readonly ticketHash: string;
-  readonly clientId: string;
-  /** The service URL it was issued for, exactly as asked (canonical). */
-  readonly service: string;
-  readonly uin: number;
-  /** The session it was issued in: ending that session voids it, or (validated) sends its single logout. */
-  readonly sid: string;
-  /** Issued right after the password was typed (CAS 3.0 `isFromNewLogin`, `renew`). */
-  readonly fromNewLogin: boolean;
-  /** When the user signed in (the session's start). */
-  readonly authTime: number;
-  /** How the user signed in (RFC 8176). */
-  readonly amr: readonly string[];
-  readonly createdAt: number;
-  readonly expiresAt: number;
-  readonly usedAt: number | null;
-}
 /** How work that runs one at a time (`Store.exclusive`) went: done, or not started because it runs elsewhere. */
 export type Exclusive<T> = { readonly ran: true; readonly value: T } | { readonly ran: false };
-/** docs/interface.md#sign-in-with-your-phone: waiting, approved by a phone, ended by a wrong pick, or used. */
-export type PhoneSignInStatus = 'pending' | 'approved' | 'failed' | 'used';
-
-/** A lab computer's request to be signed in by a phone, stored under the hashes of its id and secret. */
-export interface PhoneSignInRecord {
-  readonly idHash: string;
-  readonly secretHash: string;
-  readonly number: number;
-  readonly choices: readonly number[];
-  readonly createdAt: number;
-  readonly expiresAt: number;
-  readonly status: PhoneSignInStatus;
-  /** The phone's user and how their session signed in, once approved. */
-  readonly uin: number | null;
-  readonly amr: readonly string[] | null;
-  /** The computer's address and browser, shown on the phone. */
-  readonly ip: string | null;
-  readonly userAgent: string | null;
-}
-
-/** RFC 8628 §3: a device's request waits for the user's decision, then is approved or denied, once. */
-export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
-
-/** A device's request (RFC 8628 §3.1), stored under the keys of its two codes, never the codes. */
-export interface DeviceAuthorizationRecord {
-  /** credentialKey of the device_code; an approval stores its authorization code under the same key. */
-  readonly deviceCodeHash: string;
-  /** SHA-256 hex of the normalized user code. */
-  readonly userCodeHash: string;
-  readonly clientId: string;
-  readonly scope: string | null;
-  readonly createdAt: number;
-  readonly expiresAt: number;
-  /** RFC 8628 §3.5: the current polling interval in seconds (grown by each slow_down). */
-  readonly intervalS: number;
-  readonly lastPolledAt: number | null;
-  readonly status: DeviceAuthorizationStatus;
-  /** Who decided, once decided. */
-  readonly uin: number | null;
-  readonly decidedAt: number | null;
-  /** The device's address and user agent when it asked, shown to the user asked to approve it. */
-  readonly ip: string | null;
-  readonly userAgent: string | null;
-}

@@ -9,30 +9,26 @@ import type {
   AuditEventRecord,
   AuditQuery,
   AuthorizationCodeRecord,
-  CasTicketRecord,
   ClientRecord,
   ConsentRecord,
   ConsentWithApp,
-  DeviceAuthorizationRecord,
-  PhoneSignInRecord,
   NewUserRecord,
-  PasskeyRecord,
-  PendingSignInRecord,
   RefreshTokenRecord,
   ResetCodeRecord,
   SessionRecord,
   SigningKeyRecord,
   ThrottleState,
   TokenSubject,
-  TotpCredentialRecord,
   UserListQuery,
   UserRecord,
   UserSource,
   UserUpdate,
-  WebAuthnChallengeRecord,
-  WebAuthnPurpose,
 } from './records.js';
 import type { RoleGrant } from '../shared/roles.js';
+
+// Split by what they are for; store.ts exports them all from here.
+export * from './second-factor-repositories.js';
+export * from './cas-device-repositories.js';
 
 export interface ResetCodeRepository {
   /** Stores the user's code, replacing any earlier one. */
@@ -287,114 +283,4 @@ export interface SigningKeyRepository {
   insert(key: SigningKeyRecord): Promise<void>;
   /** Replaces the stored private JWK, if it is still `from` (encrypting a key stored in plain text). */
   replacePrivateJwk(kid: string, from: string, to: string): Promise<void>;
-}
-
-export interface SecondFactorRepository {
-  findTotp(uin: number): Promise<TotpCredentialRecord | undefined>;
-  /** Every stored TOTP secret, sealed (`campus-sso check` opens each). */
-  listTotpSecrets(): Promise<{ uin: number; sealedSecret: string }[]>;
-  /** Stores a new unconfirmed secret over any unconfirmed one; answers false when a confirmed one exists. */
-  putUnconfirmedTotp(credential: TotpCredentialRecord): Promise<boolean>;
-  /**
-   * Atomically accepts time step `step` for the user's TOTP credential (confirming it when `confirm`), only if
-   * no later or equal step was accepted before; answers false when it was (a replay) or there is none.
-   */
-  acceptTotpStep(uin: number, step: number, confirm: { now: number } | undefined): Promise<boolean>;
-  deleteTotp(uin: number): Promise<boolean>;
-  listPasskeys(uin: number): Promise<PasskeyRecord[]>;
-  /** The second factors each of these users has enrolled (a confirmed TOTP, any passkey), for the admin list. */
-  enrolledKinds(uins: readonly number[]): Promise<Map<number, ('totp' | 'passkey')[]>>;
-  findPasskey(credentialId: string): Promise<PasskeyRecord | undefined>;
-  /** Answers false when the credential id is registered already. */
-  insertPasskey(passkey: PasskeyRecord): Promise<boolean>;
-  /** Records a use: the authenticator's new signature counter and the time. */
-  touchPasskey(id: string, counter: number, now: number): Promise<void>;
-  deletePasskey(uin: number, id: string): Promise<boolean>;
-  /** Replaces every recovery code of the user by these (SHA-256 hex) in one transaction. */
-  replaceRecoveryCodes(uin: number, codeHashes: readonly string[], now: number): Promise<void>;
-  /**
-   * Atomically uses an unused recovery code stored under any of `codeHashes` (its current and legacy stored
-   * forms); answers false when it is unknown or used.
-   */
-  useRecoveryCode(uin: number, codeHashes: readonly string[], now: number): Promise<boolean>;
-  countUnusedRecoveryCodes(uin: number): Promise<number>;
-  /** Removes every second factor of the user (TOTP, passkeys, recovery codes). */
-  deleteAll(uin: number): Promise<void>;
-  /** When the user last signed in with the password and a second factor (epoch ms), if ever. */
-  findSecondFactorSignIn(uin: number): Promise<number | undefined>;
-  recordSecondFactorSignIn(uin: number, at: number): Promise<void>;
-  /**
-   * Removes the passkeys and the TOTP app added after `after` (epoch ms; -1 for all), in one transaction;
-   * answers what went.
-   */
-  deleteFactorsAddedAfter(uin: number, after: number): Promise<{ totp: boolean; passkeys: string[] }>;
-}
-
-export interface WebAuthnChallengeRepository {
-  insert(challenge: WebAuthnChallengeRecord): Promise<void>;
-  /** Deletes and answers the challenge (single use), whether or not it has expired. */
-  take(challengeHash: string): Promise<WebAuthnChallengeRecord | undefined>;
-  /** How many challenges for `purpose` are stored and unexpired at `now`. */
-  countLive(purpose: WebAuthnPurpose, now: number): Promise<number>;
-  purgeExpired(now: number): Promise<number>;
-}
-
-export interface PendingSignInRepository {
-  insert(pending: PendingSignInRecord): Promise<void>;
-  findActive(idHash: string, now: number): Promise<PendingSignInRecord | undefined>;
-  /** Counts one wrong answer; answers the failures so far, or undefined when the sign-in is gone. */
-  fail(idHash: string): Promise<number | undefined>;
-  /** Ends it; answers false when it had ended already (so only one request completes it). */
-  delete(idHash: string): Promise<boolean>;
-  purgeExpired(now: number): Promise<number>;
-}
-
-/** CAS service tickets (docs/interface.md#cas-protocol). */
-export interface CasTicketRepository {
-  insert(ticket: CasTicketRecord): Promise<void>;
-  /**
-   * Marks the ticket used and answers it, in one statement: of concurrent redemptions exactly one gets it
-   * (CAS 3.0 §3.1.1: a ticket is good for one validation attempt, whatever its outcome). Undefined when
-   * unknown or used already; expiry is the caller's check.
-   */
-  redeem(ticketHash: string, now: number): Promise<CasTicketRecord | undefined>;
-  /**
-   * Records a successful validation with the sealed ticket (its single logout's SessionIndex), only while
-   * its session lives; answers false when the session ended meanwhile.
-   */
-  recordValidation(ticketHash: string, sid: string, sealedTicket: string, now: number): Promise<boolean>;
-  /** Whether the session already received a ticket marked `fromNewLogin` (a sign-in counts once). */
-  hasNewLoginTicket(sid: string): Promise<boolean>;
-  /** Forgets unvalidated tickets past their expiry and tickets of sessions that are gone. */
-  purgeExpired(now: number): Promise<number>;
-}
-
-/** RFC 8628: device requests, by the keys of their codes (docs/interface.md#device-authorization-grant). */
-export interface DeviceAuthorizationRepository {
-  /** Answers false, storing nothing, when either code's key is taken already (draw new codes). */
-  insert(request: DeviceAuthorizationRecord): Promise<boolean>;
-  findByDeviceCode(deviceCodeHash: string): Promise<DeviceAuthorizationRecord | undefined>;
-  findByUserCode(userCodeHash: string): Promise<DeviceAuthorizationRecord | undefined>;
-  /** Records a poll at `now` and the interval the next one must wait (RFC 8628 §3.5). */
-  recordPoll(deviceCodeHash: string, now: number, intervalS: number): Promise<void>;
-  /**
-   * Approves or denies the request, only if it is still pending and unexpired at `now`; answers whether this
-   * call decided it (of two concurrent decisions, one wins).
-   */
-  decide(userCodeHash: string, decision: 'approved' | 'denied', uin: number, now: number): Promise<boolean>;
-  purgeExpired(now: number): Promise<number>;
-}
-
-/** docs/interface.md#sign-in-with-your-phone: each change is one conditional statement, so each happens once. */
-export interface PhoneSignInRepository {
-  insert(request: PhoneSignInRecord): Promise<void>;
-  findById(idHash: string): Promise<PhoneSignInRecord | undefined>;
-  findBySecret(secretHash: string): Promise<PhoneSignInRecord | undefined>;
-  /** Approves it for `uin` if it is pending and unexpired at `now`; answers whether this call did. */
-  approve(idHash: string, uin: number, amr: readonly string[], now: number): Promise<boolean>;
-  /** Ends a pending request (a wrong pick); answers whether this call did. */
-  fail(idHash: string): Promise<boolean>;
-  /** Marks an approved, unexpired request used; answers whether this call did (the computer signs in once). */
-  use(secretHash: string, now: number): Promise<boolean>;
-  purgeExpired(now: number): Promise<number>;
 }

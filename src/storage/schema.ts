@@ -2,6 +2,16 @@
  * The database schema as Kysely sees it. Booleans are 0/1 integers and times epoch-millisecond BIGINTs on
  * both databases, so every query and comparison is the same SQL on SQLite and PostgreSQL.
  */
+import type {
+  TotpCredentialsTable,
+  PasskeysTable,
+  RecoveryCodesTable,
+  WebauthnChallengesTable,
+  PendingSignInsTable,
+  SecondFactorSignInsTable,
+} from './schema-second-factors.js';
+import type { CasTicketsTable, DeviceAuthorizationsTable, PhoneSignInsTable } from './schema-cas-device.js';
+
 export interface UsersTable {
   uin: number;
   password_hash: string;
@@ -132,53 +142,6 @@ export interface SigningKeysTable {
   created_at: number;
 }
 
-export interface TotpCredentialsTable {
-  uin: number;
-  sealed_secret: string;
-  confirmed_at: number | null;
-  last_used_step: number | null;
-  created_at: number;
-}
-
-export interface PasskeysTable {
-  id: string;
-  uin: number;
-  credential_id: string;
-  public_key: string;
-  counter: number;
-  /** JSON array of transport hints. */
-  transports: string;
-  device_type: string;
-  backed_up: number;
-  name: string;
-  created_at: number;
-  last_used_at: number | null;
-}
-
-export interface RecoveryCodesTable {
-  uin: number;
-  code_hash: string;
-  created_at: number;
-  used_at: number | null;
-}
-
-export interface WebauthnChallengesTable {
-  challenge_hash: string;
-  purpose: string;
-  uin: number | null;
-  expires_at: number;
-}
-
-export interface PendingSignInsTable {
-  id_hash: string;
-  uin: number;
-  failures: number;
-  created_at: number;
-  expires_at: number;
-  /** 0/1: signed in with "This is a shared computer". */
-  shared: number;
-}
-
 export interface ResetCodesTable {
   uin: number;
   code_hash: string;
@@ -238,61 +201,6 @@ export interface LogoutDeliveriesTable {
   cas_service: string | null;
   /** The validated service ticket, sealed under the key-encryption key (its SessionIndex). */
   cas_ticket: string | null;
-}
-
-/** A CAS service ticket (docs/interface.md#cas-protocol), stored as its SHA-256 digest. */
-export interface CasTicketsTable {
-  ticket_hash: string;
-  client_id: string;
-  service: string;
-  uin: number;
-  sid: string;
-  from_new_login: number;
-  auth_time: number;
-  amr: string;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-  validated_at: number | null;
-  sealed_ticket: string | null;
-}
-
-/** When a user last signed in with the password and a second factor (docs/security.md#second-factors). */
-export interface SecondFactorSignInsTable {
-  uin: number;
-  signed_in_at: number;
-}
-
-/** A device's request (RFC 8628 §3.1) awaiting, or after, the user's decision (0014-device-grant). */
-export interface DeviceAuthorizationsTable {
-  device_code_hash: string;
-  user_code_hash: string;
-  client_id: string;
-  scope: string | null;
-  created_at: number;
-  expires_at: number;
-  interval_s: number;
-  last_polled_at: number | null;
-  status: string;
-  uin: number | null;
-  decided_at: number | null;
-  ip: string | null;
-  user_agent: string | null;
-}
-
-/** A lab computer's "Sign in with your phone" request (0014-device-grant). */
-export interface PhoneSignInsTable {
-  id_hash: string;
-  secret_hash: string;
-  number: number;
-  choices: string;
-  created_at: number;
-  expires_at: number;
-  status: string;
-  uin: number | null;
-  amr: string | null;
-  ip: string | null;
-  user_agent: string | null;
 }
 
 /** An access token issued to an app for itself, without a user (RFC 6749 §4.4; 0016-service-accounts). */

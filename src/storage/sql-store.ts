@@ -35,7 +35,7 @@ const DAY_MS = 24 * 3600 * 1000;
 const MIGRATION_WAIT_MS = 60_000;
 
 /** The repositories over `connection`; sign-outs through them tell `logoutsQueued`. */
-function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): Repositories {
+function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal) {
   return {
     users: new Users(connection),
     apps: new Apps(connection),
@@ -56,32 +56,33 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     phoneSignIns: new PhoneSignIns(connection),
     roles: new UserRoles(connection),
     serviceTokens: new ServiceTokens(connection),
-  };
+  } satisfies Repositories;
 }
 
 export class SqlStore implements Store {
   readonly kind: Connection['kind'];
-  readonly users: Users;
-  readonly apps: Apps;
-  readonly sessions: Sessions;
-  readonly codes: Codes;
-  readonly tokens: Tokens;
-  readonly consents: Consents;
-  readonly throttles: Throttles;
-  readonly signingKeys: SigningKeys;
-  readonly secondFactors: SecondFactors;
-  readonly webAuthnChallenges: WebAuthnChallenges;
-  readonly pendingSignIns: PendingSignIns;
+  // The repositories, assigned in the constructor from repositoriesOver (the same a transaction gets).
+  declare readonly users: Users;
+  declare readonly apps: Apps;
+  declare readonly sessions: Sessions;
+  declare readonly codes: Codes;
+  declare readonly tokens: Tokens;
+  declare readonly consents: Consents;
+  declare readonly throttles: Throttles;
+  declare readonly signingKeys: SigningKeys;
+  declare readonly secondFactors: SecondFactors;
+  declare readonly webAuthnChallenges: WebAuthnChallenges;
+  declare readonly pendingSignIns: PendingSignIns;
+  declare readonly resetCodes: ResetCodes;
+  declare readonly audit: AuditEvents;
+  declare readonly logouts: Logouts;
+  declare readonly casTickets: CasTickets;
+  declare readonly deviceAuthorizations: DeviceAuthorizations;
+  declare readonly phoneSignIns: PhoneSignIns;
   private readonly readiness: Readiness;
-  readonly resetCodes: ResetCodes;
-  readonly audit: AuditEvents;
-  readonly logouts: Logouts;
-  readonly casTickets: CasTickets;
   private readonly exclusiveWork: ExclusiveWork;
-  readonly deviceAuthorizations: DeviceAuthorizations;
-  readonly phoneSignIns: PhoneSignIns;
-  readonly roles: UserRoles;
-  readonly serviceTokens: ServiceTokens;
+  declare readonly roles: UserRoles;
+  declare readonly serviceTokens: ServiceTokens;
   private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
@@ -90,28 +91,9 @@ export class SqlStore implements Store {
     private readonly beforeClose: () => Promise<void> = async () => undefined,
   ) {
     this.kind = connection.kind;
-    this.users = new Users(connection);
-    this.apps = new Apps(connection);
-    const logoutsQueued = this.logoutsQueued;
-    this.sessions = new Sessions(connection, logoutsQueued);
-    this.codes = new Codes(connection);
-    this.tokens = new Tokens(connection);
-    this.consents = new Consents(connection);
-    this.throttles = new Throttles(connection);
-    this.signingKeys = new SigningKeys(connection);
-    this.secondFactors = new SecondFactors(connection);
-    this.webAuthnChallenges = new WebAuthnChallenges(connection);
-    this.pendingSignIns = new PendingSignIns(connection);
+    Object.assign(this, repositoriesOver(connection, this.logoutsQueued));
     this.readiness = new Readiness(connection);
-    this.resetCodes = new ResetCodes(connection);
-    this.audit = new AuditEvents(connection);
-    this.logouts = new Logouts(connection, logoutsQueued);
-    this.casTickets = new CasTickets(connection);
     this.exclusiveWork = new ExclusiveWork(connection);
-    this.deviceAuthorizations = new DeviceAuthorizations(connection);
-    this.phoneSignIns = new PhoneSignIns(connection);
-    this.roles = new UserRoles(connection);
-    this.serviceTokens = new ServiceTokens(connection);
   }
 
   exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>> {

@@ -503,7 +503,7 @@ describeOnDatabases('CAS protocol', { user: 'admin' }, ({ server, user }) => {
     });
 
     it('retries a service that is down, and admins see the app pending, then delivered', async () => {
-      const worker = server.ctx.logoutDeliveries;
+      const worker = server.logoutDeliveries;
       worker.schedule = { ...DEFAULT_SCHEDULE, firstRetryMs: 200, pollIntervalMs: 100 };
       const down = await new LogoutReceiver().start();
       try {

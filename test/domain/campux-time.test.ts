@@ -3,7 +3,7 @@
  * milliseconds).
  */
 import { describe, expect, it } from 'vitest';
-import { parseCampuxTime } from '../../src/domain/campux-import.js';
+import { parseCampuxTime } from '../../src/domain/campux-values.js';
 
 const FALLBACK = 42;
 const iso = (value: unknown): string => new Date(parseCampuxTime(value, FALLBACK)).toISOString();

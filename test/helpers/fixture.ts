@@ -179,6 +179,9 @@ class ServerHandle implements TestServer {
   get config(): TestServer['config'] {
     return this.current.config;
   }
+  get logoutDeliveries(): TestServer['logoutDeliveries'] {
+    return this.current.logoutDeliveries;
+  }
   async close(): Promise<void> {
     const running = this.running;
     this.running = undefined;

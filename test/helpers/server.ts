@@ -10,6 +10,7 @@ import { type AppContext, createAppContext } from '../../src/app-context.js';
 import type { Clock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { buildServer } from '../../src/http/server.js';
+import { LogoutDeliveryWorker } from '../../src/oauth/logout-delivery.js';
 import { openStore } from '../../src/storage/open-store.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -27,6 +28,8 @@ export interface TestServer {
   readonly databaseUrl: string;
   readonly ctx: AppContext;
   readonly config: Config;
+  /** The back-channel logout worker, started as the runtime starts it (src/runtime.ts). */
+  readonly logoutDeliveries: LogoutDeliveryWorker;
   close(): Promise<void>;
 }
 
@@ -131,13 +134,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const ctx = createAppContext(config, store, options.clock ?? { now: () => Date.now() });
   const app = await buildServer(ctx, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
+  const logoutDeliveries = new LogoutDeliveryWorker(ctx);
+  logoutDeliveries.start(app.log);
   return {
     baseUrl,
     databaseUrl,
     ctx,
     config,
+    logoutDeliveries,
     async close() {
       await app.close();
+      await logoutDeliveries.stop();
       await store.close();
       await cleanup();
     },

@@ -210,7 +210,7 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
     });
 
     it('retries an app that is down and delivers once it is up; admins see the last attempt', async () => {
-      const worker = server.ctx.logoutDeliveries;
+      const worker = server.logoutDeliveries;
       worker.schedule = { ...DEFAULT_SCHEDULE, firstRetryMs: 200, pollIntervalMs: 100 };
       const down = await new LogoutReceiver().start();
       down.down = true;
@@ -249,7 +249,7 @@ describeOnDatabases('back-channel retry schedule (a clock the test moves)', MANU
 
   beforeAll(async () => {
     // The test makes every pass itself.
-    await server.ctx.logoutDeliveries.stop();
+    await server.logoutDeliveries.stop();
     receiver = await new LogoutReceiver().start();
   });
   afterAll(async () => {
@@ -258,7 +258,7 @@ describeOnDatabases('back-channel retry schedule (a clock the test moves)', MANU
 
   it('waits twice as long after each failure, and gives up after 24 hours', async () => {
     receiver.down = true;
-    const worker = server.ctx.logoutDeliveries;
+    const worker = server.logoutDeliveries;
     const client = await appWithBackchannel(server, receiver.uri);
     const { browser } = await signedInWithIdToken(server, [client]);
     await browser.call('POST', '/v1/account/logout');
@@ -298,7 +298,7 @@ describeOnDatabases('back-channel retry schedule (a clock the test moves)', MANU
       10,
     );
     expect(claimed).toHaveLength(1);
-    const worker = server.ctx.logoutDeliveries;
+    const worker = server.logoutDeliveries;
     expect(await worker.runOnce()).toBe(0);
     clock.advance(DEFAULT_SCHEDULE.leaseMs);
     expect(await worker.runOnce()).toBe(1);
@@ -333,7 +333,7 @@ describeOnDatabases('back-channel logout from two instances', TWO_INSTANCES, ({ 
     }
     await Promise.all(sessions.map(({ browser }) => browser.call('POST', '/v1/account/logout')));
     // Both instances' workers run (woken by their own sign-outs and on their timers), and more passes race.
-    await Promise.all([a, b, a, b].map((server) => server.ctx.logoutDeliveries.runOnce()));
+    await Promise.all([a, b, a, b].map((server) => server.logoutDeliveries.runOnce()));
     await receiver.waitFor(sessions.length);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const sids = receiver.received.map((r) => decodeJwt(r.logoutToken ?? '').sid);

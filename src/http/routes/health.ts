@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import type { Store } from '../../storage/store.js';
+import type { DatabaseStatus } from '../../domain/database-status.js';
 import { DatabaseTimeout } from '../../storage/database-errors.js';
 import type { RoutePlugin } from '../route-plugin.js';
 
@@ -16,10 +16,10 @@ const READINESS_TIMEOUT_MS = 2_000;
  * The store's readiness probe, bounded: one probe at a time, shared by the calls that arrive while it runs,
  * so a hanging database never piles probes up on the pool's connections.
  */
-function boundedProbe(store: Store): () => Promise<void> {
+function boundedProbe(database: DatabaseStatus): () => Promise<void> {
   let running: Promise<void> | undefined;
   return () => {
-    running ??= store.ping().finally(() => {
+    running ??= database.ping().finally(() => {
       running = undefined;
     });
     let timer: NodeJS.Timeout | undefined;
@@ -38,7 +38,7 @@ function boundedProbe(store: Store): () => Promise<void> {
  * write, within 2 s) and Prometheus metrics.
  */
 export const healthRoutes: RoutePlugin<{ registry: Registry }> = async (app, { ctx, registry }) => {
-  const probe = boundedProbe(ctx.store);
+  const probe = boundedProbe(ctx.database);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -47,10 +47,10 @@ export const healthRoutes: RoutePlugin<{ registry: Registry }> = async (app, { c
       await probe();
     } catch (error) {
       app.databaseOutage.refused(error);
-      return reply.code(503).send({ status: 'unavailable', database: ctx.store.kind });
+      return reply.code(503).send({ status: 'unavailable', database: ctx.database.kind });
     }
     app.databaseOutage.answered();
-    return { status: 'ok', database: ctx.store.kind };
+    return { status: 'ok', database: ctx.database.kind };
   });
 
   const metricsToken = ctx.config.metricsToken;

@@ -19,11 +19,7 @@ export const activityRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/account/activity', { schema: { response: ActivityAnswers } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const { user } = await requireSignedIn(ctx, request);
-    const events = await ctx.store.audit.list({
-      uin: user.uin,
-      actions: ['sign_in'],
-      limit: RECENT_SIGN_INS,
-    });
+    const events = await ctx.audit.signInsOf(user.uin, RECENT_SIGN_INS);
     return ok({ events: events.map(auditEventView) });
   });
 };

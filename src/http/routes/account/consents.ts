@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { appTarget } from '../../../domain/audit.js';
-import { consentView, withdrawConsent } from '../../../domain/consents.js';
+import { consentView } from '../../../domain/consents.js';
 import { notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -15,7 +15,7 @@ const ConsentsAnswers = { 200: EnvelopeOf({ consents: Type.Array(ConsentViewSche
 export const consentRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/account/consents', { schema: { response: ConsentsAnswers } }, async (request) => {
     const { user } = await requireSignedIn(ctx, request);
-    const consents = await ctx.store.consents.listForUser(user.uin);
+    const consents = await ctx.consents.listForUser(user.uin);
     return ok({ consents: consents.map(consentView) });
   });
 
@@ -28,7 +28,7 @@ export const consentRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const { user } = await requireSignedIn(ctx, request);
       const clientId = request.params.client_id;
-      if (!(await withdrawConsent(ctx.store, ctx.clock, user.uin, clientId))) {
+      if (!(await ctx.consents.withdraw(user.uin, clientId))) {
         throw notFound('you have not authorized this app');
       }
       await ctx.audit.record({

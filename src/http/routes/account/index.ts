@@ -3,6 +3,7 @@ import { activityRoutes } from './activity.js';
 import { consentRoutes } from './consents.js';
 import { launcherRoutes } from './launcher.js';
 import { loginRoutes } from './login.js';
+import { passkeySignInRoutes } from './passkey-sign-in.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { phoneSignInRoutes } from './phone-sign-in.js';
 import { passwordRoutes } from './password.js';
@@ -17,6 +18,7 @@ export const accountRoutes: RoutePlugin = (app, { ctx }) =>
     passwordRoutes,
     consentRoutes,
     secondFactorSignInRoutes,
+    passkeySignInRoutes,
     secondFactorRoutes,
     passwordResetRoutes,
     activityRoutes,

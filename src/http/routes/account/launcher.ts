@@ -21,9 +21,9 @@ export const launcherRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get('/v1/account/apps', { schema: { response: LauncherAnswers } }, async (request) => {
     const { user } = await requireSignedIn(ctx, request);
     const [consents, apps] = await Promise.all([
-      ctx.store.consents.listForUser(user.uin),
+      ctx.consents.listForUser(user.uin),
       // A school has tens of apps, not thousands: one read of the table is simpler than another query.
-      ctx.store.apps.list(),
+      ctx.apps.list(),
     ]);
     const authorized = new Set(consents.map((consent) => consent.clientId));
     const tiles: LauncherAppView[] = [];

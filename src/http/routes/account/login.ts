@@ -16,7 +16,7 @@ import {
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput, UinInput, optional } from '../../schemas.js';
-import { beginSecondFactorSignIn, endPreviousSignIn, startSignedInSession } from './second-factor-sign-in.js';
+import { beginSecondFactorSignIn, endPreviousSignIn, startSignedInSession } from './sign-in-session.js';
 import { clearSessionCookie, findSignedIn, readSessionCookies } from '../../session-cookie.js';
 import { rolesOf } from '../../../domain/roles.js';
 import { Envelope, EnvelopeOf } from '../../response-schemas.js';

@@ -62,7 +62,7 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
         }
         throw tooManyAttempts(attempt.retryAfter);
       }
-      const user = await ctx.store.users.find(uin);
+      const user = await ctx.users.find(uin);
       // docs/interface.md#the-schools-directory: a directory user's password is reset in the directory. Not a
       // guess at a code, so not counted.
       if (user && isDirectoryUser(user)) {

@@ -8,7 +8,7 @@ import { EnvelopeCode } from '../../../shared/envelope.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { requireSignedIn } from '../../session-cookie.js';
-import { startSignedInSession } from './second-factor-sign-in.js';
+import { startSignedInSession } from './sign-in-session.js';
 import { EmptyEnvelope, Envelope, EnvelopeOf } from '../../response-schemas.js';
 import { ReadonlyArray, Timestamp, UserGroupView } from '../../view-schemas.js';
 import { PHONE_SIGN_IN, PUBLIC } from '../../openapi/security.js';
@@ -106,7 +106,7 @@ export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
       const polled = await ctx.phoneSignIns.poll(secret);
       if (polled.status === 'unknown') throw notSignedIn('no phone sign-in is waiting in this browser');
       if (polled.status !== 'approved') return ok({ status: polled.status });
-      const user = await ctx.store.users.find(polled.uin);
+      const user = await ctx.users.find(polled.uin);
       if (!user || !isActiveUser(user, ctx.clock.now())) return ok({ status: 'failed' });
       reply.header('set-cookie', secretCookie(ctx, '', 0));
       // docs/interface.md#sessions-and-sign-out: a lab computer's session is always a shared-computer one.

@@ -129,8 +129,8 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
       const { user } = await requireSignedIn(ctx, request);
       const [totp, passkeys, recoveryCodes] = await Promise.all([
         ctx.totp.isEnrolled(user.uin),
-        ctx.store.secondFactors.listPasskeys(user.uin),
-        ctx.store.secondFactors.countUnusedRecoveryCodes(user.uin),
+        ctx.passkeys.list(user.uin),
+        ctx.secondFactors.unusedRecoveryCodes(user.uin),
       ]);
       const view: SecondFactorsView = {
         totp,
@@ -238,7 +238,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
 
   app.get('/v1/account/passkeys', { schema: { response: PasskeysAnswers } }, async (request) => {
     const { user } = await requireSignedIn(ctx, request);
-    return ok({ passkeys: (await ctx.store.secondFactors.listPasskeys(user.uin)).map(passkeyView) });
+    return ok({ passkeys: (await ctx.passkeys.list(user.uin)).map(passkeyView) });
   });
 
   app.delete(
@@ -252,7 +252,7 @@ export const secondFactorRoutes: RoutePlugin = async (app, { ctx }) => {
       const signedIn = await requireSignedIn(ctx, request);
       const { user } = signedIn;
       await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
-      if (!(await ctx.store.secondFactors.deletePasskey(user.uin, request.params.id))) {
+      if (!(await ctx.passkeys.remove(user.uin, request.params.id))) {
         throw notFound('no such passkey');
       }
       await ctx.secondFactors.afterRemoval(user.uin);

@@ -3,7 +3,7 @@ import { casLogin, findServiceOwner, flag } from '../../../cas/login.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { clearSessionCookie, findSignedIn } from '../../session-cookie.js';
-import { endPreviousSignIn } from '../account/second-factor-sign-in.js';
+import { endPreviousSignIn } from '../account/sign-in-session.js';
 import { sendNotice } from './notice-page.js';
 import { casQuery, single } from './query.js';
 import { LoginAnswers, LogoutAnswers } from './answers.js';

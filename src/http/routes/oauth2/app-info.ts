@@ -86,7 +86,7 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const { app: client } = await checkClient(ctx, request.query);
       const signedIn = await findSignedIn(ctx, request);
-      const consent = signedIn && (await ctx.store.consents.find(signedIn.user.uin, client.clientId));
+      const consent = signedIn && (await ctx.consents.find(signedIn.user.uin, client.clientId));
       const consented =
         consent !== undefined && consentCovers(consent.scope, requestedScope(request.query.scope));
       const info: AppInfoView = {

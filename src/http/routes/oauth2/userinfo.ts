@@ -64,7 +64,7 @@ export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
     // The token look-up reads no profile, so a token without profile scopes costs nothing more; one with
     // them reads the user by primary key.
     if (!releasesProfileClaims(token.scope)) return answer;
-    const profile = await ctx.store.users.find(user.uin);
+    const profile = await ctx.users.find(user.uin);
     return profile ? { ...answer, ...profileClaims(profile, token.scope) } : answer;
   };
   const options = {
