@@ -41,7 +41,7 @@ export async function validate(
   path: string,
   params: Record<string, string>,
 ): Promise<{ status: number; type: string; body: string }> {
-  const response = await fetch(`${server.baseUrl}${path}?${new URLSearchParams(params).toString()}`);
+  const response = await server.fetch(`${path}?${new URLSearchParams(params).toString()}`);
   return {
     status: response.status,
     type: response.headers.get('content-type') ?? '',

@@ -123,7 +123,7 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
       const client = await appWithBackchannel(server, receiver.uri);
       const { browser, sid } = await signedInWithIdToken(server, [client]);
       const refreshed = await tokensFor(server, browser, client, { scope: 'openid offline_access' });
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/token`, {
+      const response = await server.fetch(`/v1/oauth2/token`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
@@ -145,7 +145,7 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
       'signing out everywhere': ({ browser }) =>
         browser.call('POST', '/v1/account/logout', { everywhere: true }),
       'signing out that session from another one': async ({ uin, sid }) => {
-        const other = new Browser(server.baseUrl);
+        const other = new Browser(server);
         await other.login(uin, PASSWORD);
         return other.call('DELETE', `/v1/account/sessions/${sid}`);
       },
@@ -155,7 +155,7 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
       'an admin disabling the user': ({ uin }) =>
         admin.call('PATCH', `/v1/admin/users/${uin}`, { disabled: true }),
       'a password change in another session': async ({ uin }) => {
-        const other = new Browser(server.baseUrl);
+        const other = new Browser(server);
         await other.login(uin, PASSWORD);
         return other.call('POST', '/v1/account/password', {
           current_password: PASSWORD,
@@ -327,7 +327,7 @@ describeOnDatabases('back-channel logout from two instances', TWO_INSTANCES, ({ 
     for (let i = 0; i < 12; i++) {
       const uin = freshUin();
       await a.ctx.users.create(uin, PASSWORD, 'member');
-      const browser = new Browser(i % 2 === 0 ? a.baseUrl : b.baseUrl);
+      const browser = new Browser(i % 2 === 0 ? a : b);
       await browser.login(uin, PASSWORD);
       sessions.push(await signedInWithIdToken(i % 2 === 0 ? a : b, [client], browser));
     }
