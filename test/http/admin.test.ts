@@ -7,6 +7,7 @@ import type { UserGroup } from '../../src/storage/store.js';
 import { Browser, json } from '../helpers/http.js';
 import { describeOnDatabases } from '../helpers/fixture.js';
 import type { TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Envelope<T = Record<string, unknown>> {
   code: number;
@@ -318,7 +319,8 @@ describeOnDatabases(
     describe('GET /v1/admin/apps', () => {
       it('lists every app, newest first, without secrets', async () => {
         const older = await createApp({ ...NEW_APP, name: 'Older' });
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        // The next app is made a millisecond later at least, so "newest first" has one answer.
+        await waitFor(() => Date.now() > Date.parse(older.app.created_at));
         const newer = await createApp({ ...NEW_APP, name: 'Newer' });
         const response = await admin.call('GET', '/v1/admin/apps');
         expect(response.status).toBe(200);
