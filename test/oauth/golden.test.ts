@@ -315,8 +315,11 @@ describeOnDatabases('golden answers', { transport: 'inject', client: true, user:
         decision: 'allow',
       });
       const answer = await golden(response);
+      const iss = encodeURIComponent(server.baseUrl).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       expect(answer.body).toMatch(
-        /^\{"code":0,"msg":"ok","data":\{"redirect_to":"https:\/\/app\.example\.edu\/callback\?code=[A-Za-z0-9_-]{51}&state=s&iss=http%3A%2F%2F127\.0\.0\.1%3A\d+"\}\}$/,
+        new RegExp(
+          `^\\{"code":0,"msg":"ok","data":\\{"redirect_to":"https://app\\.example\\.edu/callback\\?code=[A-Za-z0-9_-]{51}&state=s&iss=${iss}"\\}\\}$`,
+        ),
       );
       expect({ ...answer, body: '' }).toEqual({
         status: 200,
