@@ -4,6 +4,7 @@ import type { NewApp } from '../../src/domain/apps.js';
 import { type Client, registerClient } from '../helpers/fixture.js';
 import type { Browser } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const SERVICE = 'https://lib.example.edu/portal';
 
@@ -55,9 +56,5 @@ export function failureCode(xml: string): string | undefined {
 }
 
 export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(check, { timeout: timeoutMs });
 }

@@ -1,12 +1,14 @@
 /**
  * The one fixture of the suites that run on both databases (fastify/demo's `build(t)` is the model):
  *
- *     describeOnDatabases('POST /v1/oauth2/token', { client: true, user: 'member' }, ({ server, client, user }) => {
- *       it('…', async () => { … user.browser … });
+ *     const SUITE: DatabaseSuiteOptions = { transport: 'inject', client: true, user: 'member' };
+ *     describeOnDatabases('POST /v1/oauth2/token', SUITE, ({ server, client, user }) => {
+ *       it('…', async () => { … await server.fetch('/v1/oauth2/token', { method: 'POST', … }) … });
  *     });
  *
  * declares the suite once per database (`POST /v1/oauth2/token on sqlite`, `… on postgres`), starts the real
- * server (`startTestServer`) before its tests and closes it after them, and, when the options ask, registers
+ * server (`startTestServer`) before its tests and closes it after them, reached with `server.fetch` over
+ * `transport: 'inject'` (no port) or a socket (see ./server.ts), and, when the options ask, registers
  * a client and signs a user in through `POST /v1/account/login`. The PostgreSQL reachability rule of
  * ./databases.ts always applies: unreachable, a local run skips the PostgreSQL half with one skipped test that
  * says why; under CI=true the half fails instead.
