@@ -28,7 +28,7 @@ function success(xml: string): Success {
   return found;
 }
 
-describeOnDatabases('CAS protocol', { user: 'admin' }, ({ server, user }) => {
+describeOnDatabases('CAS protocol', { transport: 'inject', user: 'admin' }, ({ server, user }) => {
   const admin = user.browser;
 
   beforeAll(async () => {
@@ -69,7 +69,7 @@ describeOnDatabases('CAS protocol', { user: 'admin' }, ({ server, user }) => {
     });
 
     it('says so in Chinese to a browser that prefers it', async () => {
-      const response = await new Browser(server.baseUrl).call(
+      const response = await new Browser(server).call(
         'GET',
         `/cas/login?service=${encodeURIComponent('https://evil.example/')}`,
         undefined,
@@ -97,7 +97,7 @@ describeOnDatabases('CAS protocol', { user: 'admin' }, ({ server, user }) => {
     });
 
     it('sends a signed-out user to the sign-in page with the service, and gateway back without a ticket', async () => {
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       const page = await casLogin(browser, { service: SERVICE });
       expect(page.status).toBe(302);
       expect(page.headers.get('location')).toBe(
@@ -125,7 +125,7 @@ describeOnDatabases('CAS protocol', { user: 'admin' }, ({ server, user }) => {
 
     it('never gives a shared-computer session a ticket silently: the page asks first', async () => {
       const { uin } = await signedInUser(server);
-      const shared = new Browser(server.baseUrl);
+      const shared = new Browser(server);
       await shared.call('POST', '/v1/account/login', {
         uin,
         password: 'correct horse battery staple',
@@ -571,14 +571,14 @@ describeOnDatabases('CAS protocol', { user: 'admin' }, ({ server, user }) => {
     });
 
     it('answers the page which app a service belongs to, or 400 code 3 when none', async () => {
-      const info = await new Browser(server.baseUrl).call(
+      const info = await new Browser(server).call(
         'GET',
         `/v1/cas/service-info?service=${encodeURIComponent(`${SERVICE}/x`)}`,
       );
       expect(await json(info)).toMatchObject({
         data: { name: 'Library', emoji: '📚', shared_computer: false },
       });
-      const none = await new Browser(server.baseUrl).call(
+      const none = await new Browser(server).call(
         'GET',
         `/v1/cas/service-info?service=${encodeURIComponent('https://evil.example/')}`,
       );

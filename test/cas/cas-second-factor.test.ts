@@ -15,13 +15,13 @@ const STEP_MS = 30_000;
 
 describeOnDatabases(
   'CAS sign-in with a second factor',
-  { manualClock: STEP_START + 10_000 },
+  { transport: 'inject', manualClock: STEP_START + 10_000 },
   ({ server, clock }) => {
     it('gives no ticket to a pending sign-in, and one after the TOTP code', async () => {
       await casApp(server);
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'member');
-      const enrolling = new Browser(server.baseUrl);
+      const enrolling = new Browser(server);
       await enrolling.login(uin, PASSWORD);
       const setup = await json<{ data: { secret: string } }>(
         await enrolling.call('POST', '/v1/account/totp/setup', {}),
@@ -33,7 +33,7 @@ describeOnDatabases(
       ).toBe(200);
       clock.advance(STEP_MS);
 
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       const login = await json<{ data: { second_factor?: string[] } }>(await browser.login(uin, PASSWORD));
       expect(login.data.second_factor).toContain('totp');
       // The password alone: /cas/login sends the browser to the page, and the page's call is refused.

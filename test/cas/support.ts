@@ -4,6 +4,7 @@ import type { NewApp } from '../../src/domain/apps.js';
 import { type Client, registerClient } from '../helpers/fixture.js';
 import type { Browser } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const SERVICE = 'https://lib.example.edu/portal';
 
@@ -41,7 +42,7 @@ export async function validate(
   path: string,
   params: Record<string, string>,
 ): Promise<{ status: number; type: string; body: string }> {
-  const response = await fetch(`${server.baseUrl}${path}?${new URLSearchParams(params).toString()}`);
+  const response = await server.fetch(`${path}?${new URLSearchParams(params).toString()}`);
   return {
     status: response.status,
     type: response.headers.get('content-type') ?? '',
@@ -55,9 +56,5 @@ export function failureCode(xml: string): string | undefined {
 }
 
 export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(check, { timeout: timeoutMs });
 }

@@ -42,7 +42,7 @@ interface Envelope<T = Record<string, unknown>> {
 
 describeOnDatabases(
   'Device Authorization Grant',
-  { manualClock: true, user: 'admin', env: { DEVICE_CODE_TTL: '300' } },
+  { transport: 'inject', manualClock: true, user: 'admin', env: { DEVICE_CODE_TTL: '300' } },
   ({ server, clock, user }) => {
     const admin = user.browser;
 
@@ -85,7 +85,7 @@ describeOnDatabases(
     async function student(groups: string[] = []): Promise<{ uin: number; browser: Browser }> {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'member', { groups });
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await browser.login(uin, PASSWORD)).status).toBe(200);
       return { uin, browser };
     }
@@ -254,14 +254,14 @@ describeOnDatabases(
         expect(claims).toMatchObject({ sub: String(uin), aud: app.clientId, amr: ['pwd'] });
         expect(typeof claims.sid).toBe('string');
         // The token works.
-        const info = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+        const info = await server.fetch(`/v1/oauth2/userinfo`, {
           headers: { authorization: `Bearer ${tokens.access_token}` },
         });
         expect(info.status).toBe(200);
         // Single use: a second redemption is refused (and revokes what the first got, as a replayed code).
         clock.advance(5000);
         await expectOAuthError(await poll(app, device.device_code), 400, 'invalid_grant');
-        const after = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+        const after = await server.fetch(`/v1/oauth2/userinfo`, {
           headers: { authorization: `Bearer ${tokens.access_token}` },
         });
         expect(after.status).toBe(401);
@@ -319,7 +319,7 @@ describeOnDatabases(
       it('needs a full sign-in: no session, or a password without its second factor, is 401', async () => {
         const app = await screenApp();
         const device = await startDevice(app);
-        const nobody = new Browser(server.baseUrl);
+        const nobody = new Browser(server);
         expect((await lookup(nobody, device.user_code)).status).toBe(401);
         expect((await decide(nobody, device.user_code, true)).status).toBe(401);
         // A user with TOTP whose password step alone is done.
@@ -328,7 +328,7 @@ describeOnDatabases(
         const setup = await server.ctx.totp.setup(uin);
         const code = generateSync({ secret: setup!.secret, epoch: Math.floor(clock.now() / 1000) });
         expect(await server.ctx.totp.confirm(uin, code)).toBe(true);
-        const pending = new Browser(server.baseUrl);
+        const pending = new Browser(server);
         const login = await json<Envelope<{ second_factor?: string[] }>>(await pending.login(uin, PASSWORD));
         expect(login.data.second_factor).toContain('totp');
         expect((await lookup(pending, device.user_code)).status).toBe(401);

@@ -34,7 +34,7 @@ describeOnDatabases('openid-client device flow', {}, ({ server }) => {
 
     const uin = freshUin();
     await server.ctx.users.create(uin, PASSWORD, 'member', { name: 'Li Hua' });
-    const student = new Browser(server.baseUrl);
+    const student = new Browser(server);
     expect((await student.login(uin, PASSWORD)).status).toBe(200);
     const allowed = await student.call('POST', '/v1/oauth2/device/decision', {
       user_code: device.user_code.toLowerCase(),
@@ -55,7 +55,7 @@ describeOnDatabases('openid-client device flow', {}, ({ server }) => {
     const device = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
     const uin = freshUin();
     await server.ctx.users.create(uin, PASSWORD, 'member');
-    const student = new Browser(server.baseUrl);
+    const student = new Browser(server);
     expect((await student.login(uin, PASSWORD)).status).toBe(200);
     const denied = await student.call('POST', '/v1/oauth2/device/decision', {
       user_code: device.user_code,

@@ -25,14 +25,14 @@ interface Started {
 
 describeOnDatabases(
   'Sign in with your phone',
-  { manualClock: true, user: 'admin' },
+  { transport: 'inject', manualClock: true, user: 'admin' },
   ({ server, clock, user }) => {
     /** The lab computer: a browser that keeps every cookie it is given. */
     class Computer {
       readonly cookies = new Map<string, string>();
       async call(method: string, path: string): Promise<Response> {
         const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-        const response = await fetch(server.baseUrl + path, {
+        const response = await server.fetch(path, {
           method,
           headers: {
             origin: server.baseUrl,
@@ -71,7 +71,7 @@ describeOnDatabases(
     async function phone(): Promise<{ uin: number; browser: Browser }> {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'member');
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await browser.login(uin, PASSWORD)).status).toBe(200);
       return { uin, browser };
     }
@@ -180,13 +180,13 @@ describeOnDatabases(
       it('needs a phone fully signed in: none, or a password whose second factor is pending, is 401', async () => {
         const computer = new Computer();
         const started = await computer.start();
-        expect((await look(new Browser(server.baseUrl), started.id)).status).toBe(401);
+        expect((await look(new Browser(server), started.id)).status).toBe(401);
         const uin = freshUin();
         await server.ctx.users.create(uin, PASSWORD, 'member');
         const setup = await server.ctx.totp.setup(uin);
         const code = generateSync({ secret: setup!.secret, epoch: Math.floor(clock.now() / 1000) });
         expect(await server.ctx.totp.confirm(uin, code)).toBe(true);
-        const pending = new Browser(server.baseUrl);
+        const pending = new Browser(server);
         expect((await pending.login(uin, PASSWORD)).status).toBe(200);
         expect((await look(pending, started.id)).status).toBe(401);
         expect((await pick(pending, started.id, started.number)).status).toBe(401);

@@ -1,12 +1,14 @@
 /**
  * The one fixture of the suites that run on both databases (fastify/demo's `build(t)` is the model):
  *
- *     describeOnDatabases('POST /v1/oauth2/token', { client: true, user: 'member' }, ({ server, client, user }) => {
- *       it('…', async () => { … user.browser … });
+ *     const SUITE: DatabaseSuiteOptions = { transport: 'inject', client: true, user: 'member' };
+ *     describeOnDatabases('POST /v1/oauth2/token', SUITE, ({ server, client, user }) => {
+ *       it('…', async () => { … await server.fetch('/v1/oauth2/token', { method: 'POST', … }) … });
  *     });
  *
  * declares the suite once per database (`POST /v1/oauth2/token on sqlite`, `… on postgres`), starts the real
- * server (`startTestServer`) before its tests and closes it after them, and, when the options ask, registers
+ * server (`startTestServer`) before its tests and closes it after them, reached with `server.fetch` over
+ * `transport: 'inject'` (no port) or a socket (see ./server.ts), and, when the options ask, registers
  * a client and signs a user in through `POST /v1/account/login`. The PostgreSQL reachability rule of
  * ./databases.ts always applies: unreachable, a local run skips the PostgreSQL half with one skipped test that
  * says why; under CI=true the half fails instead.
@@ -26,7 +28,7 @@ import type { NewApp } from '../../src/domain/apps.js';
 import type { AppRecord, UserGroup } from '../../src/storage/store.js';
 import { assertReachable, skipUnreachable } from './databases.js';
 import { Browser } from './http.js';
-import { DATABASES, type DatabaseKind, type TestServer, startTestServer } from './server.js';
+import { DATABASES, type DatabaseKind, type TestServer, type Transport, startTestServer } from './server.js';
 
 export const PASSWORD = 'correct horse battery staple';
 export const REDIRECT_URI = 'https://app.example.edu/callback';
@@ -83,7 +85,7 @@ export async function signedInUser(
   group: UserGroup = 'member',
   uin = freshUin(),
   password = PASSWORD,
-  browser = new Browser(server.baseUrl),
+  browser = new Browser(server),
 ): Promise<{ uin: number; browser: Browser }> {
   if ((await server.ctx.users.create(uin, password, group)) === undefined) {
     throw new Error(`the test user ${uin} exists already`);
@@ -96,6 +98,11 @@ export async function signedInUser(
 export interface DatabaseSuiteOptions {
   /** The databases to run on; both unless a suite is about one of them. */
   readonly databases?: readonly DatabaseKind[];
+  /**
+   * How the suite reaches its server (./server.ts): `inject`, in-process, unless the suite needs a socket (a
+   * browser, a third-party client, a raw socket); `socket` when not given, for the suites written before.
+   */
+  readonly transport?: Transport;
   /** Configuration the server starts with (read as environment variables, e.g. `BASE_URL`). */
   readonly env?: Readonly<Record<string, string>>;
   /** The clock the server reads (shared by both databases' servers); the system clock unless given. */
@@ -182,6 +189,11 @@ class ServerHandle implements TestServer {
   get logoutDeliveries(): TestServer['logoutDeliveries'] {
     return this.current.logoutDeliveries;
   }
+  get transport(): TestServer['transport'] {
+    return this.current.transport;
+  }
+  /** The running server's fetch (read at each call, so it can be handed out before the server starts). */
+  readonly fetch: TestServer['fetch'] = (input, init) => this.current.fetch(input, init);
   async close(): Promise<void> {
     const running = this.running;
     this.running = undefined;
@@ -258,6 +270,7 @@ function declareSuite(
     assertReachable(database);
     server.running = await startTestServer({
       database,
+      ...(options.transport ? { transport: options.transport } : {}),
       ...(options.env ? { env: options.env } : {}),
       ...(serverClock ? { clock: serverClock } : {}),
     });

@@ -1,9 +1,12 @@
 /** A tiny cookie-keeping client for the session API, as a browser on the same origin would call it. */
+import type { Fetch } from './inject-fetch.js';
+
 /**
- * Where the server listens: its URL, or an object that knows it (a `describeOnDatabases` fixture's server,
- * read at each call, so a browser can be made before the suite's server has started).
+ * Where the server is: its URL (reached with the global fetch), or a test server (./server.ts), reached
+ * with its own `fetch` (over `inject` or a socket, as its suite chose); a `describeOnDatabases` fixture's
+ * server is read at each call, so a browser can be made before the suite's server has started.
  */
-export type ServerAddress = string | { readonly baseUrl: string };
+export type ServerAddress = string | { readonly baseUrl: string; readonly fetch?: Fetch };
 
 export class Browser {
   private cookie: string | undefined;
@@ -31,7 +34,10 @@ export class Browser {
       redirect: 'manual',
     };
     if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    const response = await fetch(this.baseUrl + path, init);
+    const response =
+      typeof this.server === 'string' || this.server.fetch === undefined
+        ? await fetch(this.baseUrl + path, init)
+        : await this.server.fetch(path, init);
     const setCookie = response.headers.get('set-cookie');
     if (setCookie) {
       const pair = setCookie.split(';')[0] ?? '';

@@ -3,6 +3,7 @@
  * records every request, and answers 200 — or, while `down`, 503.
  */
 import { type Server, createServer } from 'node:http';
+import { waitFor } from './wait.js';
 
 export interface ReceivedLogout {
   readonly contentType: string | undefined;
@@ -57,13 +58,10 @@ export class LogoutReceiver {
 
   /** Waits until `count` logouts have arrived (or fails after `timeoutMs`). */
   async waitFor(count: number, timeoutMs = 10_000): Promise<ReceivedLogout[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.received.length < count) {
-      if (Date.now() > deadline) {
-        throw new Error(`expected ${count} back-channel logouts, got ${this.received.length}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(() => this.received.length >= count, {
+      timeout: timeoutMs,
+      what: `${count} back-channel logouts (${this.received.length} so far)`,
+    });
     return this.received;
   }
 }

@@ -1,10 +1,15 @@
 /**
- * Starts the real server on a free port over a fresh database — SQLite in a temp folder, or a fresh
- * PostgreSQL schema on TEST_DATABASE_URL — and talks to it over real HTTP.
+ * Starts the real server over a fresh database — SQLite in a temp folder, or a fresh PostgreSQL schema on
+ * TEST_DATABASE_URL. With `transport: 'socket'` (the default) it listens on a port the OS picks, for suites
+ * that need one (a browser, a third-party client, a raw socket); with `transport: 'inject'` it listens on
+ * nothing and `server.fetch` reaches it through `app.inject` (./inject-fetch.ts). Either way `server.fetch`
+ * is the suite's way in.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import type { Clock } from '../../src/clock.js';
@@ -12,6 +17,7 @@ import { type Config, loadConfig } from '../../src/config/config.js';
 import { buildServer } from '../../src/http/server.js';
 import { LogoutDeliveryWorker } from '../../src/oauth/logout-delivery.js';
 import { openStore } from '../../src/storage/open-store.js';
+import { type Fetch, injectFetch, onServer } from './inject-fetch.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -22,13 +28,23 @@ export const TEST_SECRET_KEY = 'test-secret-key-shared-by-every-instance-0123456
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/**
+ * How a suite reaches its server: `inject` in-process, without a port (the fast default for new suites);
+ * `socket` over real HTTP, for a browser, a third-party client, a proxy or a raw socket.
+ */
+export type Transport = 'inject' | 'socket';
+
 export interface TestServer {
+  /** BASE_URL: the issuer. Over `inject` nothing listens there; use `fetch`. */
   readonly baseUrl: string;
+  readonly transport: Transport;
+  /** The global fetch's API, for a path on the server or one of its URLs, over the suite's transport. */
+  readonly fetch: Fetch;
   /** The DATABASE_URL this instance uses, so another instance can join it. */
   readonly databaseUrl: string;
   readonly ctx: AppContext;
   readonly config: Config;
-  /** The back-channel logout worker, started as the runtime starts it (src/runtime.ts). */
+  /** The back-channel logout worker, which the runtime starts beside the server (src/runtime.ts). */
   readonly logoutDeliveries: LogoutDeliveryWorker;
   close(): Promise<void>;
 }
@@ -44,6 +60,40 @@ export interface TestServerOptions {
    * browser test of passkeys uses `localhost`.
    */
   readonly baseUrlHost?: string;
+  /** `socket` unless given (see Transport). */
+  readonly transport?: Transport;
+}
+
+/**
+ * A listening socket on 127.0.0.1 at a port the OS picks. The server takes this very socket over once it
+ * knows its BASE_URL (`server.listen(handle)`), so the port is never free between being chosen and being
+ * served (closing a probe and listening again on its port raced with every other process picking one).
+ */
+async function bindFreePort(): Promise<Server> {
+  const socket = createServer();
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.listen(0, '127.0.0.1', () => resolve());
+  });
+  return socket;
+}
+
+function portOf(socket: Server): number {
+  const address = socket.address();
+  if (typeof address !== 'object' || address === null) throw new Error('the test socket has no port');
+  return address.port;
+}
+
+/** Serves `app` on the socket `bindFreePort` made (Node's `server.listen(handle)`). */
+async function serveOn(app: FastifyInstance, socket: Server): Promise<void> {
+  await app.ready();
+  await new Promise<void>((resolve, reject) => {
+    app.server.once('error', reject);
+    app.server.listen(socket, () => {
+      app.server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /**
@@ -107,46 +157,59 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   const store = openStore(provisional.database);
+  const transport = options.transport ?? 'socket';
+  const host = options.baseUrlHost ?? '127.0.0.1';
+  let socket: Server | undefined;
+  let app: FastifyInstance | undefined;
   try {
     await store.migrate();
+    // Over a socket, BASE_URL names the port the OS gave; over inject nothing listens, so it has none.
+    socket = transport === 'socket' ? await bindFreePort() : undefined;
+    const baseUrl = socket ? `http://${host}:${portOf(socket)}` : `http://${host}`;
+    const config = loadConfig({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'silent',
+      ...(socket ? { PORT: String(portOf(socket)) } : {}),
+      BASE_URL: baseUrl,
+      ...testDefaults(databaseUrl),
+      ...options.env,
+    });
+    const ctx = createAppContext(config, store, options.clock ?? { now: () => Date.now() });
+    app = await buildServer(ctx, { logger: false });
+    if (socket) await serveOn(app, socket);
+    else await app.ready();
+    const logoutDeliveries = new LogoutDeliveryWorker(ctx);
+    logoutDeliveries.start(app.log);
+    return running(app, { baseUrl, transport, databaseUrl, ctx, config, logoutDeliveries }, async () => {
+      await logoutDeliveries.stop();
+      await store.close();
+      await cleanup();
+    });
   } catch (error) {
+    if (app) await app.close();
+    else socket?.close();
     await store.close();
     await cleanup();
     throw error;
   }
-  // Listen first on port 0, then fix BASE_URL to the real port so Origin checks and the issuer match.
-  const placeholder = createAppContext(provisional, store, options.clock ?? { now: () => Date.now() });
-  const app0 = await buildServer(placeholder, { logger: false });
-  await app0.listen({ port: 0, host: '127.0.0.1' });
-  const address = app0.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await app0.close();
+}
 
-  const baseUrl = `http://${options.baseUrlHost ?? '127.0.0.1'}:${port}`;
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'silent',
-    PORT: String(port),
-    BASE_URL: baseUrl,
-    ...testDefaults(databaseUrl),
-    ...options.env,
-  });
-  const ctx = createAppContext(config, store, options.clock ?? { now: () => Date.now() });
-  const app = await buildServer(ctx, { logger: false });
-  await app.listen({ port, host: '127.0.0.1' });
-  const logoutDeliveries = new LogoutDeliveryWorker(ctx);
-  logoutDeliveries.start(app.log);
+/** The TestServer of a started `app`; `release` frees its database once the app is closed. */
+function running(
+  app: FastifyInstance,
+  server: Omit<TestServer, 'fetch' | 'close'>,
+  release: () => Promise<void>,
+): TestServer {
+  const { baseUrl } = server;
   return {
-    baseUrl,
-    databaseUrl,
-    ctx,
-    config,
-    logoutDeliveries,
+    ...server,
+    fetch:
+      server.transport === 'inject'
+        ? injectFetch(app, baseUrl)
+        : (input, init) => fetch(onServer(input, baseUrl), init),
     async close() {
       await app.close();
-      await logoutDeliveries.stop();
-      await store.close();
-      await cleanup();
+      await release();
     },
   };
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/crypto.js';
 import type { UserGroup } from '../../src/storage/store.js';
-import { describeOnDatabases } from '../helpers/fixture.js';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
 import { type TestServer } from '../helpers/server.js';
 
@@ -44,14 +44,14 @@ function raw(
   headers: Record<string, string> = {},
   body?: string,
 ) {
-  return fetch(server.baseUrl + path, {
+  return server.fetch(path, {
     method,
     headers: { origin: server.baseUrl, ...headers },
     ...(body !== undefined ? { body } : {}),
   });
 }
 
-describeOnDatabases('account API', ({ server }) => {
+describeOnDatabases('account API', { transport: 'inject' }, ({ server }) => {
   let nextUin = 30_000;
   const freshUin = (): number => nextUin++;
 
@@ -65,7 +65,7 @@ describeOnDatabases('account API', ({ server }) => {
   }
 
   async function signedIn(uin: number, password = PASSWORD): Promise<Browser> {
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     expect((await browser.login(uin, password)).status).toBe(200);
     return browser;
   }
@@ -73,7 +73,7 @@ describeOnDatabases('account API', ({ server }) => {
   describe('POST /v1/account/login', () => {
     it('signs in with the right uin and password and answers the uin and group', async () => {
       const uin = await createUser('admin', QQ_UIN);
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       const response = await browser.login(uin, PASSWORD);
       expect(response.status).toBe(200);
       expect(await envelope(response)).toEqual({
@@ -86,7 +86,7 @@ describeOnDatabases('account API', ({ server }) => {
 
     it('sets the session cookie HttpOnly, SameSite=Lax, Path=/ and not Secure over http', async () => {
       const uin = await createUser();
-      const response = await new Browser(server.baseUrl).login(uin, PASSWORD);
+      const response = await new Browser(server).login(uin, PASSWORD);
       const cookie = response.headers.get('set-cookie') ?? '';
       const attributes = cookie.split(';').map((a) => a.trim().toLowerCase());
       expect(attributes[0]).toMatch(/^campus_sso_session=.+/);
@@ -98,7 +98,7 @@ describeOnDatabases('account API', ({ server }) => {
 
     it('accepts the uin as a string of digits too', async () => {
       const uin = await createUser();
-      const response = await new Browser(server.baseUrl).call('POST', '/v1/account/login', {
+      const response = await new Browser(server).call('POST', '/v1/account/login', {
         uin: String(uin),
         password: PASSWORD,
       });
@@ -108,8 +108,8 @@ describeOnDatabases('account API', ({ server }) => {
 
     it('answers a wrong password and an unknown uin with the identical 401 code 1', async () => {
       const uin = await createUser();
-      const wrongPassword = await new Browser(server.baseUrl).login(uin, 'not the password');
-      const unknownUin = await new Browser(server.baseUrl).login(987_654_321, 'not the password');
+      const wrongPassword = await new Browser(server).login(uin, 'not the password');
+      const unknownUin = await new Browser(server).login(987_654_321, 'not the password');
       expect(wrongPassword.status).toBe(401);
       expect(unknownUin.status).toBe(401);
       const a = await wrongPassword.text();
@@ -122,7 +122,7 @@ describeOnDatabases('account API', ({ server }) => {
 
     it('after 5 failures answers the 6th attempt 429 code 7 with Retry-After > 0, even with the right password', async () => {
       const uin = await createUser();
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       // docs/interface.md#browser-session-api: the fourth failure warns, the fifth says it locked.
       const warnings = [{}, {}, {}, { next_failure_locks_for: 30 }, { locked_for: 30 }];
       for (const [i, data] of warnings.entries()) {
@@ -138,23 +138,23 @@ describeOnDatabases('account API', ({ server }) => {
     it('throttles one account without locking out the others', async () => {
       const locked = await createUser();
       const other = await createUser();
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       for (let i = 0; i < 7; i++) await browser.login(locked, 'wrong password');
       expect((await browser.login(locked, PASSWORD)).status).toBe(429);
-      expect((await new Browser(server.baseUrl).login(other, PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(other, PASSWORD)).status).toBe(200);
     });
 
     it('refuses a disabled user with the same 401 code 1 as a wrong password', async () => {
       const uin = await createUser();
       await server.ctx.users.setDisabled(uin, true);
-      const response = await new Browser(server.baseUrl).login(uin, PASSWORD);
+      const response = await new Browser(server).login(uin, PASSWORD);
       await expectError(response, 401, 1);
       expect(response.headers.get('set-cookie')).toBeNull();
     });
 
     it('refuses a cross-origin sign-in with 403 code 4 and creates no session', async () => {
       const uin = await createUser();
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       const response = await browser.call(
         'POST',
         '/v1/account/login',
@@ -167,7 +167,7 @@ describeOnDatabases('account API', ({ server }) => {
 
     it('refuses a sign-in the browser marks Sec-Fetch-Site: cross-site with 403 code 4', async () => {
       const uin = await createUser();
-      const response = await new Browser(server.baseUrl).call(
+      const response = await new Browser(server).call(
         'POST',
         '/v1/account/login',
         { uin, password: PASSWORD },
@@ -271,7 +271,7 @@ describeOnDatabases('account API', ({ server }) => {
 
   describe('POST /v1/account/password', () => {
     it('answers 401 code -1 when not signed in', async () => {
-      const response = await new Browser(server.baseUrl).call('POST', '/v1/account/password', {
+      const response = await new Browser(server).call('POST', '/v1/account/password', {
         current_password: PASSWORD,
         new_password: 'a brand new password',
       });
@@ -286,7 +286,7 @@ describeOnDatabases('account API', ({ server }) => {
         new_password: 'a brand new password',
       });
       await expectError(response, 401, 1);
-      expect((await new Browser(server.baseUrl).login(uin, PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(uin, PASSWORD)).status).toBe(200);
     });
 
     it('answers 400 code 1 naming new_password when the new password is shorter than 8 characters', async () => {
@@ -297,7 +297,7 @@ describeOnDatabases('account API', ({ server }) => {
         new_password: 'short',
       });
       expect(await expectError(response, 400, 1, { reason: 'too_short' })).toMatch(/new_password/);
-      expect((await new Browser(server.baseUrl).login(uin, PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(uin, PASSWORD)).status).toBe(200);
     });
 
     it('changes the password: the old one stops working and the new one signs in', async () => {
@@ -309,8 +309,8 @@ describeOnDatabases('account API', ({ server }) => {
       });
       expect(response.status).toBe(200);
       expect(await envelope(response)).toEqual({ code: 0, msg: 'ok', data: {} });
-      await expectError(await new Browser(server.baseUrl).login(uin, PASSWORD), 401, 1);
-      expect((await new Browser(server.baseUrl).login(uin, 'a brand new password')).status).toBe(200);
+      await expectError(await new Browser(server).login(uin, PASSWORD), 401, 1);
+      expect((await new Browser(server).login(uin, 'a brand new password')).status).toBe(200);
     });
   });
 
@@ -513,7 +513,7 @@ describeOnDatabases('account API', ({ server }) => {
       const browser = await signedIn(uin);
       await server.ctx.users.setDisabled(uin, true);
       await expectError(await browser.call('GET', '/v1/account/me'), 401, -1);
-      await expectError(await new Browser(server.baseUrl).login(uin, PASSWORD), 401, 1);
+      await expectError(await new Browser(server).login(uin, PASSWORD), 401, 1);
     });
 
     it('loses their live session even when only the stored flag changes', async () => {
@@ -528,12 +528,12 @@ describeOnDatabases('account API', ({ server }) => {
   });
 });
 
-const HTTPS = { env: { BASE_URL: 'https://sso.example.edu' } };
+const HTTPS: DatabaseSuiteOptions = { transport: 'inject', env: { BASE_URL: 'https://sso.example.edu' } };
 
 describeOnDatabases('account API under an https BASE_URL', HTTPS, ({ server }) => {
   it('marks the session cookie Secure (with HttpOnly, SameSite=Lax, Path=/)', async () => {
     await server.ctx.users.create(10001, PASSWORD, 'user');
-    const response = await new Browser(server.baseUrl).call(
+    const response = await new Browser(server).call(
       'POST',
       '/v1/account/login',
       { uin: 10001, password: PASSWORD },
@@ -549,11 +549,11 @@ describeOnDatabases('account API under an https BASE_URL', HTTPS, ({ server }) =
   it('accepts the configured public origin and refuses another one', async () => {
     await server.ctx.users.create(10002, PASSWORD, 'user');
     const body = { uin: 10002, password: PASSWORD };
-    const evil = await new Browser(server.baseUrl).call('POST', '/v1/account/login', body, {
+    const evil = await new Browser(server).call('POST', '/v1/account/login', body, {
       origin: 'https://evil.example',
     });
     await expectError(evil, 403, 4);
-    const lookalike = await new Browser(server.baseUrl).call('POST', '/v1/account/login', body, {
+    const lookalike = await new Browser(server).call('POST', '/v1/account/login', body, {
       origin: 'https://sso.example.edu.evil.example',
     });
     await expectError(lookalike, 403, 4);

@@ -7,7 +7,7 @@ import { PASSWORD, describeOnDatabases, freshUin } from '../helpers/fixture.js';
 
 describeOnDatabases(
   'GET /v1/admin/users: who has which second factor',
-  { user: 'admin' },
+  { transport: 'inject', user: 'admin' },
   ({ server, user }) => {
     it('lists second_factors per user (a confirmed authenticator app, passkeys), [] for none', async () => {
       const withTotp = freshUin();
@@ -40,7 +40,7 @@ describeOnDatabases(
   },
 );
 
-describeOnDatabases('GET /v1/admin/users?name=', { user: 'admin' }, ({ user }) => {
+describeOnDatabases('GET /v1/admin/users?name=', { transport: 'inject', user: 'admin' }, ({ user }) => {
   it('finds users whose display name contains the text, ignoring case, with the total', async () => {
     const created = [
       { uin: freshUin(), name: 'Li Hua' },

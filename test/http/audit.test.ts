@@ -27,7 +27,7 @@ interface AuditPage {
   next_cursor: string | null;
 }
 
-describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
+describeOnDatabases('audit trail', { transport: 'inject', user: 'admin' }, ({ server, user }) => {
   const { uin: adminUin, browser: admin } = user;
 
   async function audit(query: string): Promise<AuditPage> {
@@ -42,7 +42,7 @@ describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
     it('sign-ins (success, failure, lock) and sign-out, with address and user agent, never the password', async () => {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'user');
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       await browser.call(
         'POST',
         '/v1/account/login',
@@ -163,7 +163,7 @@ describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
     it('pages newest first by (at, id) with next_cursor, without gaps or repeats', async () => {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'user');
-      for (let i = 0; i < 7; i++) await new Browser(server.baseUrl).login(uin, PASSWORD);
+      for (let i = 0; i < 7; i++) await new Browser(server).login(uin, PASSWORD);
       const seen: AuditEventView[] = [];
       let cursor = '';
       for (let pages = 0; pages < 10; pages++) {
@@ -182,8 +182,8 @@ describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'user');
       const start = new Date().toISOString();
-      await new Browser(server.baseUrl).login(uin, 'wrong password x');
-      await new Browser(server.baseUrl).login(uin, PASSWORD);
+      await new Browser(server).login(uin, 'wrong password x');
+      await new Browser(server).login(uin, PASSWORD);
       const successes = await audit(`?uin=${uin}&action=sign_in&outcome=success`);
       expect(successes.events).toHaveLength(1);
       expect((await audit(`?uin=${uin}&since=${start}`)).events).toHaveLength(2);
@@ -209,7 +209,7 @@ describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
     it('answers the same events as CSV, with formula-like cells neutralised', async () => {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'user');
-      await new Browser(server.baseUrl).call(
+      await new Browser(server).call(
         'POST',
         '/v1/account/login',
         { uin, password: PASSWORD },
@@ -243,7 +243,7 @@ describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
   describe('GET /v1/account/activity', () => {
     it("shows the user's own recent sign-ins, refused attempts included, and nobody else's", async () => {
       const { uin, browser } = await signedInUser(server, 'user');
-      await new Browser(server.baseUrl).login(uin, 'someone guessing');
+      await new Browser(server).login(uin, 'someone guessing');
       await signedInUser(server, 'user');
       const response = await browser.call('GET', '/v1/account/activity');
       expect(response.status).toBe(200);
@@ -253,7 +253,7 @@ describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
     });
 
     it('answers 401 code -1 when not signed in', async () => {
-      expect((await new Browser(server.baseUrl).call('GET', '/v1/account/activity')).status).toBe(401);
+      expect((await new Browser(server).call('GET', '/v1/account/activity')).status).toBe(401);
     });
   });
 

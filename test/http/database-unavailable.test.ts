@@ -45,11 +45,11 @@ afterEach(() => vi.restoreAllMocks());
 
 describeOnDatabases(
   'any endpoint while the database is unavailable',
-  { databases: ['sqlite'], client: true, user: 'admin' },
+  { transport: 'inject', databases: ['sqlite'], client: true, user: 'admin' },
   ({ server, client, user }) => {
     it('answers the token endpoint 503 temporarily_unavailable with Retry-After, never cached', async () => {
       failEveryQuery(server.ctx.store, diskFull);
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/token`, {
+      const response = await server.fetch(`/v1/oauth2/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
@@ -71,7 +71,7 @@ describeOnDatabases(
 
     it('answers the legacy endpoints 503 with msg starting temporarily_unavailable', async () => {
       failEveryQuery(server.ctx.store, diskFull);
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/get-user-info`, {
+      const response = await server.fetch(`/v1/oauth2/get-user-info`, {
         headers: { authorization: `Bearer ${'t'.repeat(51)}` },
       });
       expect(response.status).toBe(503);
@@ -103,7 +103,7 @@ describeOnDatabases(
   },
 );
 
-describeOnDatabases('GET /readyz', ({ server, database }) => {
+describeOnDatabases('GET /readyz', { transport: 'inject' }, ({ server, database }) => {
   /** Runs `statement` on the server's database through a connection of its own. */
   async function onDatabase(statement: string): Promise<void> {
     if (database === 'sqlite') {
@@ -136,7 +136,7 @@ describeOnDatabases('GET /readyz', ({ server, database }) => {
       : 'drop trigger refuse_writes on readiness; drop function refuse_writes()';
 
   it('answers 200 when the database reads and commits a write', async () => {
-    const response = await fetch(`${server.baseUrl}/readyz`);
+    const response = await server.fetch(`/readyz`);
     expect(response.status).toBe(200);
     expect(await json(response)).toEqual({ status: 'ok', database });
   });
@@ -144,19 +144,19 @@ describeOnDatabases('GET /readyz', ({ server, database }) => {
   it('answers 503 while writes fail (reads still work), and 200 once they succeed again', async () => {
     await onDatabase(refuseWrites);
     try {
-      const response = await fetch(`${server.baseUrl}/readyz`);
+      const response = await server.fetch(`/readyz`);
       expect(response.status).toBe(503);
       expect(await json(response)).toEqual({ status: 'unavailable', database });
     } finally {
       await onDatabase(allowWrites);
     }
-    expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+    expect((await server.fetch(`/readyz`)).status).toBe(200);
   });
 
   it('answers 503 within 2 s when the database does not answer', async () => {
     vi.spyOn(server.ctx.store, 'ping').mockImplementation(() => new Promise(() => undefined));
     const started = Date.now();
-    const response = await fetch(`${server.baseUrl}/readyz`);
+    const response = await server.fetch(`/readyz`);
     expect(response.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(2_500);
   });

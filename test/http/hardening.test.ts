@@ -150,6 +150,7 @@ function contentType(probe: Probe): string {
 }
 
 const SUITE: DatabaseSuiteOptions = {
+  transport: 'inject',
   user: { group: 'admin', uin: 10001 },
   client: { redirectUris: ['https://a.example/cb'] },
 };
@@ -182,7 +183,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
     const headers: Record<string, string> = { origin: server.baseUrl, 'content-type': type };
     const cookie = browser.sessionCookie;
     if (cookie) headers.cookie = cookie;
-    return fetch(server.baseUrl + probe.path, {
+    return server.fetch(probe.path, {
       method: probe.method,
       headers,
       ...(body !== undefined ? { body } : {}),
@@ -371,7 +372,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
     });
 
     it('GET /v1/oauth2/get-user-info answers a garbage bearer token 401 code -1', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/get-user-info`, {
+      const response = await server.fetch(`/v1/oauth2/get-user-info`, {
         headers: { authorization: `Bearer ${'\u00ff'.repeat(10)}` },
       });
       const answer = await expectClean4xx(response, 'legacy');
@@ -386,7 +387,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
       ['GET', '/../../etc/passwd'],
       ['GET', '/v1/%2e%2e/%2e%2e/etc/passwd'],
     ])('%s %s answers 404 code 5 naming no such endpoint', async (method, path) => {
-      const response = await fetch(server.baseUrl + path, { method });
+      const response = await server.fetch(path, { method });
       const answer = await expectClean4xx(response, 'envelope');
       expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 404, code: 5 });
     });
@@ -396,7 +397,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
       ['GET', '/v1/account/login', 'POST'],
       ['DELETE', '/healthz', 'GET, HEAD'],
     ])('%s %s (a known path) answers 405 code 1 with Allow: %s', async (method, path, allow) => {
-      const response = await fetch(server.baseUrl + path, { method });
+      const response = await server.fetch(path, { method });
       const answer = await expectClean4xx(response, 'envelope');
       expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 405, code: 1 });
       expect(answer.headers.get('allow')).toBe(allow);
@@ -404,19 +405,19 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
 
     it('answers a malformed percent-encoding in the path 400, never 500 or a stack trace', async () => {
       for (const path of ['/v1/account/%E0%A4%A', '/v1/account/consents/%ff']) {
-        const response = await fetch(server.baseUrl + path, { method: 'DELETE' });
+        const response = await server.fetch(path, { method: 'DELETE' });
         expect(response.status).toBe(400);
         expect(await response.text()).not.toMatch(STACK_TRACE);
       }
     });
 
     it('answers a malformed percent-encoding in the path in the envelope', async () => {
-      await expectClean4xx(await fetch(`${server.baseUrl}/v1/account/%E0%A4%A`), 'envelope');
+      await expectClean4xx(await server.fetch(`/v1/account/%E0%A4%A`), 'envelope');
     });
 
     it('answers an unknown path with a 1 MB, invalid or non-UTF-8 body 4xx, never 500', async () => {
       for (const body of [ONE_MEGABYTE_JSON, '{"a":', INVALID_UTF8]) {
-        const response = await fetch(`${server.baseUrl}/no/such/endpoint`, {
+        const response = await server.fetch(`/no/such/endpoint`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body,
@@ -447,7 +448,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
     ])(
       '%s %s carries CSP frame-ancestors none, X-Frame-Options DENY and Referrer-Policy no-referrer',
       async (method, path) => {
-        const response = await fetch(server.baseUrl + path, { method, redirect: 'manual' });
+        const response = await server.fetch(path, { method, redirect: 'manual' });
         expect(response.status).toBeLessThan(500 + (path === '/' ? 4 : 0)); // `/` is 503 when web/ is not built
         expectSecurityHeaders(response);
       },
@@ -460,7 +461,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
     });
 
     it('never grants CORS to another origin', async () => {
-      const preflight = await fetch(`${server.baseUrl}/v1/account/login`, {
+      const preflight = await server.fetch(`/v1/account/login`, {
         method: 'OPTIONS',
         headers: {
           origin: 'https://evil.example',
@@ -469,7 +470,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
         },
       });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
-      const simple = await fetch(`${server.baseUrl}/v1/account/me`, {
+      const simple = await server.fetch(`/v1/account/me`, {
         headers: { origin: 'https://evil.example' },
       });
       expect(simple.headers.get('access-control-allow-origin')).toBeNull();
@@ -478,7 +479,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
 
   describe('GET /healthz', () => {
     it('answers 200 while the process is up', async () => {
-      const response = await fetch(`${server.baseUrl}/healthz`);
+      const response = await server.fetch(`/healthz`);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ status: 'ok' });
     });
@@ -486,7 +487,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
 
   describe('GET /readyz', () => {
     it('answers 200 and names the database while it is reachable', async () => {
-      const response = await fetch(`${server.baseUrl}/readyz`);
+      const response = await server.fetch(`/readyz`);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ status: 'ok', database });
     });
@@ -494,8 +495,8 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
 
   describe('GET /metrics', () => {
     it('answers Prometheus text with campus_sso_http_requests_total by route and status', async () => {
-      await fetch(`${server.baseUrl}/healthz`);
-      const response = await fetch(`${server.baseUrl}/metrics`);
+      await server.fetch(`/healthz`);
+      const response = await server.fetch(`/metrics`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       const text = await response.text();
@@ -509,22 +510,22 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
 
     it('counts every answer and times it, per route and status', async () => {
       const count = async (): Promise<number[]> => {
-        const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        const text = await (await server.fetch(`/metrics`)).text();
         return [
           /^campus_sso_http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)$/m,
           /^campus_sso_http_request_duration_seconds_count\{route="\/healthz"\} (\d+)$/m,
         ].map((pattern) => Number(pattern.exec(text)?.[1] ?? 0));
       };
-      await fetch(`${server.baseUrl}/healthz`);
+      await server.fetch(`/healthz`);
       const before = await count();
-      for (let i = 0; i < 3; i++) await fetch(`${server.baseUrl}/healthz`);
+      for (let i = 0; i < 3; i++) await server.fetch(`/healthz`);
       expect(await count()).toEqual(before.map((n) => n + 3));
     });
 
     it('never leaks query strings or tokens into metric labels', async () => {
-      await fetch(`${server.baseUrl}/v1/oauth2/app-info?client_id=SECRETSECRET1234&redirect_uri=x`);
-      await fetch(`${server.baseUrl}/no/such/SECRETPATH`);
-      const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      await server.fetch(`/v1/oauth2/app-info?client_id=SECRETSECRET1234&redirect_uri=x`);
+      await server.fetch(`/no/such/SECRETPATH`);
+      const text = await (await server.fetch(`/metrics`)).text();
       expect(text).not.toContain('SECRETSECRET1234');
       expect(text).not.toContain('SECRETPATH');
     });
@@ -534,7 +535,7 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
 describe('GET /readyz without a database', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ database: 'sqlite' });
+    server = await startTestServer({ transport: 'inject', database: 'sqlite' });
   });
   afterAll(async () => {
     await server?.close().catch(() => undefined);
@@ -542,9 +543,9 @@ describe('GET /readyz without a database', () => {
 
   it('answers 503 once the database is gone, and /healthz still answers 200', async () => {
     await server.ctx.store.close();
-    const ready = await fetch(`${server.baseUrl}/readyz`);
+    const ready = await server.fetch(`/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toEqual({ status: 'unavailable', database: 'sqlite' });
-    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+    expect((await server.fetch(`/healthz`)).status).toBe(200);
   });
 });

@@ -32,6 +32,7 @@ describeEachDatabase(
       const target = new URL(TEST_DATABASE_URL);
       proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
       server = await startTestServer({
+        transport: 'inject',
         databaseUrl: proxy.route(schema.url),
         clock,
         env: { DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_QUERY_TIMEOUT_MS: '1500' },
@@ -60,7 +61,7 @@ describeEachDatabase(
     }
 
     function signIn(user: number, password: string): Promise<Response> {
-      return new Browser(server.baseUrl).login(user, password);
+      return new Browser(server).login(user, password);
     }
 
     /** The first sign-in after the network returned (the pool may still hold a connection that broke). */

@@ -25,6 +25,7 @@ writeFileSync(LOGO_FILE, LOGO);
 describeOnDatabases(
   'GET /v1/branding',
   {
+    transport: 'inject',
     env: {
       BRAND_NAME: 'Peking University Single Sign-On',
       BRAND_NAME_ZH: '北京大学统一身份认证',
@@ -35,7 +36,7 @@ describeOnDatabases(
   },
   ({ server }) => {
     it('answers the configured name, logo, colour and helpdesk without a session', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/branding`);
+      const response = await server.fetch(`/v1/branding`);
       expect(response.status).toBe(200);
       expect(await json<Envelope>(response)).toEqual({
         code: 0,
@@ -51,7 +52,7 @@ describeOnDatabases(
     });
 
     it('serves BRAND_LOGO_FILE at /v1/branding/logo with its image type', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/branding/logo`);
+      const response = await server.fetch(`/v1/branding/logo`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('image/png');
       expect(Buffer.from(await response.arrayBuffer())).toEqual(LOGO);
@@ -59,66 +60,74 @@ describeOnDatabases(
   },
 );
 
-describeOnDatabases('GET /v1/branding without configuration', { databases: ['sqlite'] }, ({ server }) => {
-  it('answers null for everything, so the pages stay neutral', async () => {
-    const body = await json<Envelope>(await fetch(`${server.baseUrl}/v1/branding`));
-    expect(body.data).toEqual({ name: null, name_zh: null, logo_url: null, color: null, helpdesk: null });
-  });
-
-  it('has no logo endpoint', async () => {
-    expect((await fetch(`${server.baseUrl}/v1/branding/logo`)).status).toBe(404);
-  });
-});
-
-describeOnDatabases('admin API: listed and homepage_url', { user: 'admin' }, ({ user }) => {
-  const newApp = { name: 'Timetable', emoji: '🗓️', redirect_uris: [REDIRECT_URI] };
-
-  it('registers an app unlisted without a homepage unless asked', async () => {
-    const created = await json<Envelope<{ app: Record<string, unknown> }>>(
-      await user.browser.call('POST', '/v1/admin/apps', newApp),
-    );
-    expect(created.data.app).toMatchObject({ listed: false, homepage_url: null });
-  });
-
-  it('stores listed and homepage_url on create and on PATCH, and clears homepage_url with null', async () => {
-    const created = await json<Envelope<{ app: { client_id: string } }>>(
-      await user.browser.call('POST', '/v1/admin/apps', {
-        ...newApp,
-        listed: true,
-        homepage_url: 'https://timetable.example.edu/',
-      }),
-    );
-    const path = `/v1/admin/apps/${created.data.app.client_id}`;
-    expect(
-      (await json<Envelope<{ app: unknown }>>(await user.browser.call('GET', path))).data.app,
-    ).toMatchObject({ listed: true, homepage_url: 'https://timetable.example.edu/' });
-    const patched = await user.browser.call('PATCH', path, { listed: false, homepage_url: null });
-    expect((await json<Envelope<{ app: unknown }>>(patched)).data.app).toMatchObject({
-      listed: false,
-      homepage_url: null,
+describeOnDatabases(
+  'GET /v1/branding without configuration',
+  { transport: 'inject', databases: ['sqlite'] },
+  ({ server }) => {
+    it('answers null for everything, so the pages stay neutral', async () => {
+      const body = await json<Envelope>(await server.fetch(`/v1/branding`));
+      expect(body.data).toEqual({ name: null, name_zh: null, logo_url: null, color: null, helpdesk: null });
     });
-  });
 
-  it('refuses a homepage_url that is not https (or http on loopback) with 400 code 1', async () => {
-    for (const homepage_url of ['javascript:alert(1)', 'http://timetable.example.edu/', 'timetable']) {
-      const response = await user.browser.call('POST', '/v1/admin/apps', { ...newApp, homepage_url });
+    it('has no logo endpoint', async () => {
+      expect((await server.fetch(`/v1/branding/logo`)).status).toBe(404);
+    });
+  },
+);
+
+describeOnDatabases(
+  'admin API: listed and homepage_url',
+  { transport: 'inject', user: 'admin' },
+  ({ user }) => {
+    const newApp = { name: 'Timetable', emoji: '🗓️', redirect_uris: [REDIRECT_URI] };
+
+    it('registers an app unlisted without a homepage unless asked', async () => {
+      const created = await json<Envelope<{ app: Record<string, unknown> }>>(
+        await user.browser.call('POST', '/v1/admin/apps', newApp),
+      );
+      expect(created.data.app).toMatchObject({ listed: false, homepage_url: null });
+    });
+
+    it('stores listed and homepage_url on create and on PATCH, and clears homepage_url with null', async () => {
+      const created = await json<Envelope<{ app: { client_id: string } }>>(
+        await user.browser.call('POST', '/v1/admin/apps', {
+          ...newApp,
+          listed: true,
+          homepage_url: 'https://timetable.example.edu/',
+        }),
+      );
+      const path = `/v1/admin/apps/${created.data.app.client_id}`;
+      expect(
+        (await json<Envelope<{ app: unknown }>>(await user.browser.call('GET', path))).data.app,
+      ).toMatchObject({ listed: true, homepage_url: 'https://timetable.example.edu/' });
+      const patched = await user.browser.call('PATCH', path, { listed: false, homepage_url: null });
+      expect((await json<Envelope<{ app: unknown }>>(patched)).data.app).toMatchObject({
+        listed: false,
+        homepage_url: null,
+      });
+    });
+
+    it('refuses a homepage_url that is not https (or http on loopback) with 400 code 1', async () => {
+      for (const homepage_url of ['javascript:alert(1)', 'http://timetable.example.edu/', 'timetable']) {
+        const response = await user.browser.call('POST', '/v1/admin/apps', { ...newApp, homepage_url });
+        expect(response.status).toBe(400);
+        const body = await json<Envelope>(response);
+        expect(body.code).toBe(1);
+        expect(body.msg).toMatch(/^homepage_url /);
+      }
+    });
+
+    it('refuses a listed that is not a boolean with 400 code 1', async () => {
+      const response = await user.browser.call('POST', '/v1/admin/apps', { ...newApp, listed: 1 });
       expect(response.status).toBe(400);
-      const body = await json<Envelope>(response);
-      expect(body.code).toBe(1);
-      expect(body.msg).toMatch(/^homepage_url /);
-    }
-  });
+      expect((await json<Envelope>(response)).code).toBe(1);
+    });
+  },
+);
 
-  it('refuses a listed that is not a boolean with 400 code 1', async () => {
-    const response = await user.browser.call('POST', '/v1/admin/apps', { ...newApp, listed: 1 });
-    expect(response.status).toBe(400);
-    expect((await json<Envelope>(response)).code).toBe(1);
-  });
-});
-
-describeOnDatabases('GET /v1/account/apps', ({ server }) => {
+describeOnDatabases('GET /v1/account/apps', { transport: 'inject' }, ({ server }) => {
   it('answers 401 code -1 without a session', async () => {
-    const response = await fetch(`${server.baseUrl}/v1/account/apps`);
+    const response = await server.fetch(`/v1/account/apps`);
     expect(response.status).toBe(401);
     expect((await json<Envelope>(response)).code).toBe(-1);
   });
@@ -179,7 +188,7 @@ describeOnDatabases('GET /v1/account/apps', ({ server }) => {
     const authorized = await apps.create({ name: 'Lab booking', emoji: '🧪', redirectUris: [REDIRECT_URI] });
     const uin = freshUin();
     await server.ctx.users.create(uin, PASSWORD, 'member', { groups: ['staff'] });
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     expect((await browser.login(uin, PASSWORD)).status).toBe(200);
     await obtainCode(browser, { ...authorized, clientId: authorized.app.clientId });
     // Closed to the user's groups after they authorized it: the authorization request now refuses them.
@@ -200,7 +209,7 @@ describeOnDatabases('GET /v1/account/apps', ({ server }) => {
     // A teacher sees the teachers' app; a user in no group only the app open to everyone.
     const teacherUin = freshUin();
     await server.ctx.users.create(teacherUin, PASSWORD, 'member', { groups: ['teachers'] });
-    const teacher = new Browser(server.baseUrl);
+    const teacher = new Browser(server);
     expect((await teacher.login(teacherUin, PASSWORD)).status).toBe(200);
     expect(await launcher(teacher)).toEqual(
       expect.arrayContaining([teachers.app.clientId, staff.app.clientId, everyone.app.clientId]),
@@ -215,11 +224,11 @@ describeOnDatabases('GET /v1/account/apps', ({ server }) => {
 
 describeOnDatabases(
   'GET /v1/oauth2/app-info: why a sign-in link is invalid',
-  { client: true },
+  { transport: 'inject', client: true },
   ({ server, client }) => {
     const appInfo = (clientId: string, redirectUri: string) =>
-      fetch(
-        `${server.baseUrl}/v1/oauth2/app-info?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(redirectUri)}`,
+      server.fetch(
+        `/v1/oauth2/app-info?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(redirectUri)}`,
       );
 
     it('answers reason unknown_client, without a name, for an unknown client_id', async () => {

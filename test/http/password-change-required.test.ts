@@ -35,6 +35,7 @@ async function expectPasswordChangeRequired(response: Response): Promise<void> {
 }
 
 const SUITE: DatabaseSuiteOptions = {
+  transport: 'inject',
   // The admin is made as the operator would, at the command line: nothing to change.
   user: { group: 'admin', uin: 60_000, password: ADMIN_PASSWORD },
   client: true,
@@ -56,7 +57,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
       user_group: group,
     });
     expect(created.status).toBe(200);
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     expect((await browser.login(uin, GIVEN_PASSWORD)).status).toBe(200);
     return { uin, browser };
   }
@@ -91,7 +92,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
     it('signs in a user an admin created and says must_change_password', async () => {
       const uin = freshUin();
       await admin.call('POST', '/v1/admin/users', { uin, password: GIVEN_PASSWORD, user_group: 'member' });
-      const response = await new Browser(server.baseUrl).login(uin, GIVEN_PASSWORD);
+      const response = await new Browser(server).login(uin, GIVEN_PASSWORD);
       expect(response.status).toBe(200);
       expect((await envelope(response)).data).toEqual({
         uin,
@@ -103,7 +104,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
     it('says nothing of the kind for a user made at the command line', async () => {
       const uin = freshUin();
       await server.ctx.users.create(uin, GIVEN_PASSWORD, 'member');
-      const response = await new Browser(server.baseUrl).login(uin, GIVEN_PASSWORD);
+      const response = await new Browser(server).login(uin, GIVEN_PASSWORD);
       expect((await envelope(response)).data).toEqual({ uin, user_group: 'member' });
     });
   });
@@ -174,7 +175,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
           EnvelopeCode.PasswordChangeRequired,
         );
       }
-      const again = await new Browser(server.baseUrl).login(uin, CHOSEN_PASSWORD);
+      const again = await new Browser(server).login(uin, CHOSEN_PASSWORD);
       expect((await envelope(again)).data).toEqual({ uin, user_group: 'admin' });
     });
 
@@ -192,7 +193,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
       expect((await admin.call('PATCH', `/v1/admin/users/${uin}`, { password: GIVEN_PASSWORD })).status).toBe(
         200,
       );
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await envelope(await browser.login(uin, GIVEN_PASSWORD))).data).toMatchObject({
         must_change_password: true,
       });
@@ -202,7 +203,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
     it('not an admin resetting their own password: they chose it', async () => {
       const uin = freshUin();
       await server.ctx.users.create(uin, ADMIN_PASSWORD, 'admin');
-      const self = new Browser(server.baseUrl);
+      const self = new Browser(server);
       await self.login(uin, ADMIN_PASSWORD);
       expect((await self.call('PATCH', `/v1/admin/users/${uin}`, { password: CHOSEN_PASSWORD })).status).toBe(
         200,
@@ -218,7 +219,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
       expect((await envelope<{ results: unknown[] }>(imported)).data.results).toEqual([
         { line: 2, uin, status: 'created' },
       ]);
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await envelope(await browser.login(uin, GIVEN_PASSWORD))).data).toMatchObject({
         must_change_password: true,
       });
@@ -234,7 +235,7 @@ describeOnDatabases('a password that must be changed', SUITE, ({ server, user, c
       expect((await envelope<{ results: unknown[] }>(imported)).data.results).toEqual([
         { line: 2, uin, status: 'exists' },
       ]);
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await envelope(await browser.login(uin, CHOSEN_PASSWORD))).data).toEqual({
         uin,
         user_group: 'member',

@@ -21,7 +21,7 @@ const refused = (reason: string): Answer => ({ status: 400, code: 1, reason });
 
 describeOnDatabases(
   'refused passwords carry a reason',
-  { user: { group: 'admin', uin: 10_001 } },
+  { transport: 'inject', user: { group: 'admin', uin: 10_001 } },
   ({ server, user }) => {
     const admin = user.browser;
 
@@ -34,7 +34,7 @@ describeOnDatabases(
       ])('refuses %j with data.reason %s', async (password, reason) => {
         const uin = 8_400_001;
         if (!(await server.ctx.store.users.find(uin))) await server.ctx.users.create(uin, PASSWORD, 'user');
-        const browser = new Browser(server.baseUrl);
+        const browser = new Browser(server);
         await browser.login(uin, PASSWORD);
         const answer = await answerOf(
           await browser.call('POST', '/v1/account/password', {
@@ -49,7 +49,7 @@ describeOnDatabases(
     describe('POST /v1/account/password-reset', () => {
       it('refuses a new password containing the uin with data.reason contains_uin', async () => {
         const answer = await answerOf(
-          await new Browser(server.baseUrl).call('POST', '/v1/account/password-reset', {
+          await new Browser(server).call('POST', '/v1/account/password-reset', {
             uin: 8_400_002,
             code: 'ABCD-EFGH-JKMN',
             new_password: 'my 8400002 lantern',
@@ -60,7 +60,7 @@ describeOnDatabases(
 
       it('refuses a common new password with data.reason too_common', async () => {
         const answer = await answerOf(
-          await new Browser(server.baseUrl).call('POST', '/v1/account/password-reset', {
+          await new Browser(server).call('POST', '/v1/account/password-reset', {
             uin: 8_400_002,
             code: 'ABCD-EFGH-JKMN',
             new_password: 'qwertyuiop',

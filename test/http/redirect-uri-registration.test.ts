@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { describeOnDatabases } from '../helpers/fixture.js';
 
 const APP = { name: 'Library', emoji: '📚' };
-const SUITE = { user: { group: 'admin', uin: 10_001 } } as const;
+const SUITE = { transport: 'inject', user: { group: 'admin', uin: 10_001 } } as const;
 
 describeOnDatabases('POST and PATCH /v1/admin/apps redirect URIs', SUITE, ({ server, user }) => {
   const admin = user.browser;

@@ -70,33 +70,33 @@ describe('state-changing calls (CSRF Origin check)', () => {
 describe('a wrong method on a known path', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ transport: 'inject' });
   });
   afterAll(async () => server?.close());
 
   it('answers 405 with Allow in the envelope on /v1/account', async () => {
-    const answer = await fetch(`${server.baseUrl}/v1/account/login`);
+    const answer = await server.fetch(`/v1/account/login`);
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('POST');
     expect(await answer.json()).toEqual({ code: 1, msg: expect.stringMatching(/GET.*POST/), data: {} });
   });
 
   it('answers 405 with Allow for a path with a parameter', async () => {
-    const answer = await fetch(`${server.baseUrl}/v1/admin/users/10001`, { method: 'PUT' });
+    const answer = await server.fetch(`/v1/admin/users/10001`, { method: 'PUT' });
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('PATCH');
     expect(await answer.json()).toMatchObject({ code: 1, data: {} });
   });
 
   it('answers 405 with Allow as RFC 6749 JSON on the token endpoint', async () => {
-    const answer = await fetch(`${server.baseUrl}/v1/oauth2/token`);
+    const answer = await server.fetch(`/v1/oauth2/token`);
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('POST');
     expect(await answer.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
   });
 
   it('answers 405 with Allow in the legacy envelope on get-user-info', async () => {
-    const answer = await fetch(`${server.baseUrl}/v1/oauth2/get-user-info`, { method: 'DELETE' });
+    const answer = await server.fetch(`/v1/oauth2/get-user-info`, { method: 'DELETE' });
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toMatch(/\bGET\b/);
     expect(await answer.json()).toEqual({
@@ -107,7 +107,7 @@ describe('a wrong method on a known path', () => {
   });
 
   it('still answers 404 to a path that does not exist', async () => {
-    const answer = await fetch(`${server.baseUrl}/v1/nothing-here`, { method: 'DELETE' });
+    const answer = await server.fetch(`/v1/nothing-here`, { method: 'DELETE' });
     expect(answer.status).toBe(404);
     expect(answer.headers.get('allow')).toBeNull();
   });
@@ -118,8 +118,8 @@ describe('GET /metrics', () => {
   let open: TestServer;
   let guarded: TestServer;
   beforeAll(async () => {
-    open = await startTestServer();
-    guarded = await startTestServer({ env: { METRICS_TOKEN: TOKEN } });
+    open = await startTestServer({ transport: 'inject' });
+    guarded = await startTestServer({ transport: 'inject', env: { METRICS_TOKEN: TOKEN } });
   });
   afterAll(async () => {
     await open?.close();
@@ -127,12 +127,12 @@ describe('GET /metrics', () => {
   });
 
   it('is open when METRICS_TOKEN is not set', async () => {
-    expect((await fetch(`${open.baseUrl}/metrics`)).status).toBe(200);
+    expect((await open.fetch(`/metrics`)).status).toBe(200);
   });
 
   it('answers 401 without the bearer token, or with a wrong one, when METRICS_TOKEN is set', async () => {
     for (const authorization of [undefined, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, TOKEN]) {
-      const answer = await fetch(`${guarded.baseUrl}/metrics`, {
+      const answer = await guarded.fetch(`/metrics`, {
         headers: authorization === undefined ? {} : { authorization },
       });
       expect(answer.status, String(authorization)).toBe(401);
@@ -142,7 +142,7 @@ describe('GET /metrics', () => {
   });
 
   it('answers the metrics with the bearer token', async () => {
-    const answer = await fetch(`${guarded.baseUrl}/metrics`, {
+    const answer = await guarded.fetch(`/metrics`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(answer.status).toBe(200);

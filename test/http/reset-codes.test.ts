@@ -23,7 +23,7 @@ interface Envelope<T> {
 const NEW_PASSWORD = 'a fresh start 2026';
 const CODE_FORMAT = /^[A-HJKMNP-Z2-9]{4}-[A-HJKMNP-Z2-9]{4}-[A-HJKMNP-Z2-9]{4}$/;
 
-describeOnDatabases('reset codes', { user: 'admin' }, ({ server, user }) => {
+describeOnDatabases('reset codes', { transport: 'inject', user: 'admin' }, ({ server, user }) => {
   const admin = user.browser;
 
   async function issue(uin: number): Promise<{ code: string; expires_at: string }> {
@@ -31,7 +31,7 @@ describeOnDatabases('reset codes', { user: 'admin' }, ({ server, user }) => {
     expect(response.status).toBe(200);
     return (await json<Envelope<{ code: string; expires_at: string }>>(response)).data;
   }
-  function redeem(body: Record<string, unknown>, from = new Browser(server.baseUrl)): Promise<Response> {
+  function redeem(body: Record<string, unknown>, from = new Browser(server)): Promise<Response> {
     return from.call('POST', '/v1/account/password-reset', body);
   }
 
@@ -69,8 +69,8 @@ describeOnDatabases('reset codes', { user: 'admin' }, ({ server, user }) => {
       const response = await redeem({ uin, code: typed, new_password: NEW_PASSWORD });
       expect(response.status).toBe(200);
       expect((await json<Envelope<object>>(response)).code).toBe(0);
-      expect((await new Browser(server.baseUrl).login(uin, NEW_PASSWORD)).status).toBe(200);
-      expect((await new Browser(server.baseUrl).login(uin, PASSWORD)).status).toBe(401);
+      expect((await new Browser(server).login(uin, NEW_PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(uin, PASSWORD)).status).toBe(401);
     });
 
     it('is single use', async () => {
@@ -179,12 +179,12 @@ describeOnDatabases('reset codes', { user: 'admin' }, ({ server, user }) => {
         expiresAt: Date.UTC(2030, 6, 1),
       });
       // Nobody can sign in before the code is redeemed.
-      expect(
-        (await new Browser(server.baseUrl).login(uin, '!no password yet: redeem a reset code')).status,
-      ).toBe(401);
+      expect((await new Browser(server).login(uin, '!no password yet: redeem a reset code')).status).toBe(
+        401,
+      );
       const redeemed = await redeem({ uin, code: created?.reset_code, new_password: NEW_PASSWORD });
       expect(redeemed.status).toBe(200);
-      expect((await new Browser(server.baseUrl).login(uin, NEW_PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(uin, NEW_PASSWORD)).status).toBe(200);
     });
   });
 });

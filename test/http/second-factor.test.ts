@@ -39,6 +39,7 @@ async function expectEnvelope(response: Response, status: number, code: number):
 }
 
 const SUITE: DatabaseSuiteOptions = {
+  transport: 'inject',
   // A clock that stands still until the test moves it.
   manualClock: STEP_START + 10_000,
   env: { MFA_REQUIRED_GROUPS: 'admin' },
@@ -50,7 +51,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
   async function freshUser(group: 'admin' | 'member' = 'member'): Promise<{ uin: number; browser: Browser }> {
     const uin = freshUin();
     await server.ctx.users.create(uin, PASSWORD, group);
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     expect((await browser.login(uin, PASSWORD)).status).toBe(200);
     return { uin, browser };
   }
@@ -75,7 +76,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
   async function pendingTotpUser(group: 'admin' | 'member' = 'member') {
     const { uin, browser } = await freshUser(group);
     const { secret, recoveryCodes } = await enrolTotp(browser);
-    const pending = new Browser(server.baseUrl);
+    const pending = new Browser(server);
     const login = await pending.login(uin, PASSWORD);
     return { uin, secret, recoveryCodes, pending, login };
   }
@@ -108,7 +109,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
     });
 
     it('needs a signed-in user', async () => {
-      const anonymous = new Browser(server.baseUrl);
+      const anonymous = new Browser(server);
       await expectEnvelope(
         await anonymous.call('POST', '/v1/account/totp/setup', {}),
         401,
@@ -225,7 +226,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
     it('keeps "This is a shared computer": the session it completes is a shared-computer one', async () => {
       const { uin, browser } = await freshUser();
       const { secret } = await enrolTotp(browser);
-      const pending = new Browser(server.baseUrl);
+      const pending = new Browser(server);
       const login = await pending.call('POST', '/v1/account/login', {
         uin,
         password: PASSWORD,
@@ -332,7 +333,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         200,
         0,
       );
-      const again = new Browser(server.baseUrl);
+      const again = new Browser(server);
       await again.login(uin, PASSWORD);
       await expectEnvelope(
         await again.call('POST', '/v1/account/login/second-factor', { totp: code }),
@@ -354,7 +355,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
 
     it('accepts one of two simultaneous requests with the same code', async () => {
       const { uin, secret } = await pendingTotpUser();
-      const [a, b] = [new Browser(server.baseUrl), new Browser(server.baseUrl)];
+      const [a, b] = [new Browser(server), new Browser(server)];
       await a.login(uin, PASSWORD);
       await b.login(uin, PASSWORD);
       const code = totpAt(secret, clock.now());
@@ -378,7 +379,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         200,
         0,
       );
-      const again = new Browser(server.baseUrl);
+      const again = new Browser(server);
       await again.login(uin, PASSWORD);
       await expectEnvelope(
         await again.call('POST', '/v1/account/login/second-factor', { recovery_code: code }),
@@ -418,7 +419,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         await pending.call('POST', '/v1/account/login/second-factor', { totp: wrong });
       }
       // A new password step does not wipe the count: the fifth wrong code locks the account.
-      const again = new Browser(server.baseUrl);
+      const again = new Browser(server);
       await expectEnvelope(await again.login(uin, PASSWORD), 200, 0);
       await again.call('POST', '/v1/account/login/second-factor', { totp: wrong });
       const locked = await again.call('POST', '/v1/account/login/second-factor', {
@@ -430,7 +431,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
     });
 
     it('answers 401 code -1 without a pending sign-in', async () => {
-      const anonymous = new Browser(server.baseUrl);
+      const anonymous = new Browser(server);
       await expectEnvelope(
         await anonymous.call('POST', '/v1/account/login/second-factor', { totp: '123456' }),
         401,
@@ -572,6 +573,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
 
     it('a ceremony begun on one instance finishes on another (challenges in the database)', async () => {
       const other = await startTestServer({
+        transport: 'inject',
         databaseUrl: server.databaseUrl,
         clock,
         env: { MFA_REQUIRED_GROUPS: 'admin' },
@@ -581,7 +583,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         const options = await envelope<{ challenge: string; user: { id: string } }>(
           await browser.call('POST', '/v1/account/passkeys/options', {}),
         );
-        const onOther = new Browser(other.baseUrl);
+        const onOther = new Browser(other);
         // The same cookie, as a load balancer would hand it to the other instance.
         const response = await onOther.call(
           'POST',
@@ -600,7 +602,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
       const { uin, browser } = await freshUser();
       const authenticator = new SoftAuthenticator(server.baseUrl);
       await enrolPasskey(browser, authenticator);
-      const pending = new Browser(server.baseUrl);
+      const pending = new Browser(server);
       const login = await expectEnvelope(await pending.login(uin, PASSWORD), 200, 0);
       expect(login.data.second_factor).toEqual(['passkey', 'recovery_code']);
       const options = await envelope<{ challenge: string; allowCredentials: { id: string }[] }>(
@@ -623,7 +625,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
       await enrolPasskey(mallory.browser, malloryKey);
       const { uin, browser } = await freshUser();
       await enrolPasskey(browser, new SoftAuthenticator(server.baseUrl));
-      const pending = new Browser(server.baseUrl);
+      const pending = new Browser(server);
       await pending.login(uin, PASSWORD);
       const options = await envelope<{ challenge: string }>(
         await pending.call('POST', '/v1/account/login/second-factor/options', {}),
@@ -641,7 +643,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
       const { uin, browser } = await freshUser();
       const authenticator = new SoftAuthenticator(server.baseUrl);
       await enrolPasskey(browser, authenticator);
-      const fresh = new Browser(server.baseUrl);
+      const fresh = new Browser(server);
       const options = await envelope<{
         challenge: string;
         userVerification: string;
@@ -661,7 +663,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
       const { browser } = await freshUser();
       const unverified = new SoftAuthenticator(server.baseUrl, { userVerified: false });
       await enrolPasskey(browser, unverified);
-      const fresh = new Browser(server.baseUrl);
+      const fresh = new Browser(server);
       const options = await envelope<{ challenge: string }>(
         await fresh.call('POST', '/v1/account/passkey-login/options', {}),
       );
@@ -683,7 +685,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         EnvelopeCode.NotFound,
       );
       expect(await server.ctx.store.secondFactors.countUnusedRecoveryCodes(uin)).toBe(0);
-      const login = await expectEnvelope(await new Browser(server.baseUrl).login(uin, PASSWORD), 200, 0);
+      const login = await expectEnvelope(await new Browser(server).login(uin, PASSWORD), 200, 0);
       expect(login.data).toEqual({ uin, user_group: 'member' });
     });
   });
@@ -710,7 +712,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
       const response = await browser.call('POST', '/v1/account/recovery-codes', { password: PASSWORD });
       const fresh = (await expectEnvelope(response, 200, 0)).data.recovery_codes as string[];
       expect(fresh).toHaveLength(10);
-      const pending = new Browser(server.baseUrl);
+      const pending = new Browser(server);
       await pending.login(uin, PASSWORD);
       await expectEnvelope(
         await pending.call('POST', '/v1/account/login/second-factor', { recovery_code: recoveryCodes[0] }),
@@ -771,11 +773,15 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
     });
 
     it('is off for every group when MFA_REQUIRED_GROUPS is empty', async () => {
-      const relaxed = await startTestServer({ database, env: { MFA_REQUIRED_GROUPS: '' } });
+      const relaxed = await startTestServer({
+        transport: 'inject',
+        database,
+        env: { MFA_REQUIRED_GROUPS: '' },
+      });
       try {
         const uin = freshUin();
         await relaxed.ctx.users.create(uin, PASSWORD, 'admin');
-        const browser = new Browser(relaxed.baseUrl);
+        const browser = new Browser(relaxed);
         await browser.login(uin, PASSWORD);
         await expectEnvelope(await browser.call('GET', '/v1/admin/apps'), 200, 0);
       } finally {
@@ -800,7 +806,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         200,
         0,
       );
-      const login = await expectEnvelope(await new Browser(server.baseUrl).login(uin, PASSWORD), 200, 0);
+      const login = await expectEnvelope(await new Browser(server).login(uin, PASSWORD), 200, 0);
       expect(login.data).toEqual({ uin, user_group: 'member' });
       await expectEnvelope(
         await admin.browser.call('DELETE', `/v1/admin/users/${freshUin()}/second-factors`),
@@ -846,7 +852,7 @@ describeOnDatabases('second factors', SUITE, ({ database, server, clock, client 
         const { browser } = await freshUser();
         const authenticator = new SoftAuthenticator(server.baseUrl, { synced });
         await enrolPasskey(browser, authenticator);
-        const fresh = new Browser(server.baseUrl);
+        const fresh = new Browser(server);
         const options = await envelope<{ challenge: string }>(
           await fresh.call('POST', '/v1/account/passkey-login/options', {}),
         );

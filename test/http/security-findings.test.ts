@@ -49,7 +49,12 @@ async function expectEnvelope<T = Record<string, unknown>>(
 
 describeOnDatabases(
   'issue 21: factors, admin sessions, shared computers, flooding',
-  { manualClock: STEP_START + 10_000, env: { MFA_REQUIRED_GROUPS: 'admin' }, client: true },
+  {
+    transport: 'inject',
+    manualClock: STEP_START + 10_000,
+    env: { MFA_REQUIRED_GROUPS: 'admin' },
+    client: true,
+  },
   ({ server, clock, client }) => {
     /** A fresh user signed in with the password alone (no factor yet). */
     async function freshUser(
@@ -57,7 +62,7 @@ describeOnDatabases(
     ): Promise<{ uin: number; browser: Browser }> {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, group);
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await browser.login(uin, PASSWORD)).status).toBe(200);
       return { uin, browser };
     }
@@ -101,7 +106,7 @@ describeOnDatabases(
 
     /** Signs in with the password and the TOTP code: the sign-in that makes the account's factors its own. */
     async function signInWithTotp(uin: number, secret: string, shared = false): Promise<Browser> {
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       const login = await browser.call('POST', '/v1/account/login', { uin, password: PASSWORD, shared });
       expect(login.status).toBe(200);
       await expectEnvelope(
@@ -117,7 +122,7 @@ describeOnDatabases(
     async function passkeyLogin(
       authenticator: SoftAuthenticator,
       extra: Record<string, unknown> = {},
-      browser = new Browser(server.baseUrl),
+      browser = new Browser(server),
     ): Promise<Response> {
       const options = await expectEnvelope<{ challenge: string }>(
         await browser.call('POST', '/v1/account/passkey-login/options', {}),
@@ -228,7 +233,7 @@ describeOnDatabases(
           0,
         );
         await expectEnvelope(
-          await new Browser(server.baseUrl).call('POST', '/v1/account/password-reset', {
+          await new Browser(server).call('POST', '/v1/account/password-reset', {
             uin,
             code: issued.data.code,
             new_password: 'a brand new pass phrase',
@@ -244,7 +249,7 @@ describeOnDatabases(
     describe('admin calls and the second factor of the session', () => {
       it('refuse a password-only session (403 code 8) after the account enrols a factor in another one', async () => {
         const { uin, browser: passwordOnly } = await freshUser('admin');
-        const other = new Browser(server.baseUrl);
+        const other = new Browser(server);
         expect((await other.login(uin, PASSWORD)).status).toBe(200);
         await enrolTotp(other);
         await expectEnvelope(
@@ -261,7 +266,7 @@ describeOnDatabases(
       it('prompt=none in a shared-computer session answers consent_required, never a silent code', async () => {
         const uin = freshUin();
         await server.ctx.users.create(uin, PASSWORD, 'member');
-        const browser = new Browser(server.baseUrl);
+        const browser = new Browser(server);
         await expectEnvelope(
           await browser.call('POST', '/v1/account/login', { uin, password: PASSWORD, shared: true }),
           200,
@@ -288,7 +293,7 @@ describeOnDatabases(
         const { uin, browser } = await freshUser();
         const authenticator = new SoftAuthenticator(server.baseUrl);
         await expectEnvelope(await addPasskey(browser, authenticator), 200, 0);
-        const shared = new Browser(server.baseUrl);
+        const shared = new Browser(server);
         const login = await passkeyLogin(authenticator, { shared: true }, shared);
         expect((await expectEnvelope(login, 200, 0)).data).toMatchObject({ uin });
         expect(login.headers.get('set-cookie') ?? '').not.toMatch(/Max-Age/i);
@@ -305,7 +310,7 @@ describeOnDatabases(
       it('writes one audit event per lock, however many attempts the lock refuses', async () => {
         const uin = freshUin();
         await server.ctx.users.create(uin, PASSWORD, 'member');
-        const attacker = new Browser(server.baseUrl);
+        const attacker = new Browser(server);
         for (let i = 0; i < 5; i++) await attacker.login(uin, 'wrong password');
         for (let i = 0; i < 20; i++) expect((await attacker.login(uin, 'wrong password')).status).toBe(429);
         const locked = () =>
@@ -320,7 +325,7 @@ describeOnDatabases(
 
       it('limits POST /v1/account/passkey-login/options per address (429 with Retry-After)', async () => {
         clock.advance(MINUTE);
-        const anonymous = new Browser(server.baseUrl);
+        const anonymous = new Browser(server);
         for (let i = 0; i < PASSWORDLESS_OPTIONS_PER_MINUTE; i++) {
           expect((await anonymous.call('POST', '/v1/account/passkey-login/options', {})).status).toBe(200);
         }
@@ -338,7 +343,7 @@ describeOnDatabases(
           .mockResolvedValueOnce(MAX_PASSWORDLESS_CHALLENGES);
         const insert = vi.spyOn(server.ctx.store.webAuthnChallenges, 'insert');
         try {
-          const anonymous = new Browser(server.baseUrl);
+          const anonymous = new Browser(server);
           await expectEnvelope(
             await anonymous.call('POST', '/v1/account/passkey-login/options', {}),
             429,
@@ -357,7 +362,7 @@ describeOnDatabases(
         const uin = freshUin();
         await server.ctx.users.create(uin, PASSWORD, 'member');
         const { code } = await server.ctx.resetCodes.issue(uin);
-        const response = await new Browser(server.baseUrl).call('POST', '/v1/account/password-reset', {
+        const response = await new Browser(server).call('POST', '/v1/account/password-reset', {
           uin,
           code,
           new_password: `my number is ${uin} ok`,
@@ -369,7 +374,7 @@ describeOnDatabases(
       it('audits a wrong second-factor answer', async () => {
         const { uin, browser } = await freshUser();
         const { secret } = await enrolTotp(browser);
-        const pending = new Browser(server.baseUrl);
+        const pending = new Browser(server);
         await pending.login(uin, PASSWORD);
         const wrong = totpAt(secret, clock.now()) === '000000' ? '111111' : '000000';
         await expectEnvelope(
@@ -389,7 +394,7 @@ describeOnDatabases(
       it('lets a second-factor user finish signing in at once after a lock: the right password releases the gate', async () => {
         const { uin, browser } = await freshUser();
         const { secret } = await enrolTotp(browser);
-        const person = new Browser(server.baseUrl);
+        const person = new Browser(server);
         for (let i = 0; i < 5; i++) await person.login(uin, 'wrong password');
         expect((await person.login(uin, PASSWORD)).status).toBe(429);
         clock.advance(31_000);
@@ -418,7 +423,7 @@ describeOnDatabases(
           [sha256Hex('ABCDEFGHJK')],
           clock.now(),
         );
-        const pending = new Browser(server.baseUrl);
+        const pending = new Browser(server);
         await pending.login(uin, PASSWORD);
         await expectEnvelope(
           await pending.call('POST', '/v1/account/login/second-factor', { recovery_code: 'abcde-fghjk' }),
@@ -434,7 +439,7 @@ describeOnDatabases(
         await server.ctx.store.users.update(uin, { expiresAt: clock.now() - 1 });
         await expectEnvelope(await passkeyLogin(authenticator), 401, EnvelopeCode.InvalidRequest);
         await expectEnvelope(
-          await new Browser(server.baseUrl).login(uin, PASSWORD),
+          await new Browser(server).login(uin, PASSWORD),
           401,
           EnvelopeCode.InvalidRequest,
         );
@@ -445,7 +450,7 @@ describeOnDatabases(
 
 describeOnDatabases(
   'issue 21: the last admin and back-channel destinations',
-  { user: 'admin' },
+  { transport: 'inject', user: 'admin' },
   ({ server, user }) => {
     const admin = user.browser;
 
@@ -475,7 +480,7 @@ describeOnDatabases(
       'never delivers a back-channel logout to the private or link-local address %s',
       async (uri) => {
         const app = await registerClient(server, { backchannelLogoutUri: uri });
-        const person = new Browser(server.baseUrl);
+        const person = new Browser(server);
         const uin = freshUin();
         await server.ctx.users.create(uin, PASSWORD, 'member');
         expect((await person.login(uin, PASSWORD)).status).toBe(200);
@@ -505,7 +510,7 @@ describeOnDatabases(
 
       it('still delivers to loopback while BASE_URL is loopback', async () => {
         const app = await registerClient(server, { backchannelLogoutUri: receiver.uri });
-        const person = new Browser(server.baseUrl);
+        const person = new Browser(server);
         const uin = freshUin();
         await server.ctx.users.create(uin, PASSWORD, 'member');
         expect((await person.login(uin, PASSWORD)).status).toBe(200);
@@ -553,7 +558,7 @@ describe('back-channel logout destinations, checked on the resolved address', ()
 describe('database files', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ database: 'sqlite' });
+    server = await startTestServer({ transport: 'inject', database: 'sqlite' });
   });
   afterAll(async () => {
     await server?.close();

@@ -4,24 +4,23 @@
  * session is used; when more than one does, none is.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { describeOnDatabases } from '../helpers/fixture.js';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
 
 const PASSWORD = 'a long enough password';
 const PUBLIC_ORIGIN = 'https://sso.example.edu';
 
-const HTTPS = { env: { BASE_URL: PUBLIC_ORIGIN } };
+const HTTPS: DatabaseSuiteOptions = { transport: 'inject', env: { BASE_URL: PUBLIC_ORIGIN } };
 
 describeOnDatabases('the session cookie under an https BASE_URL', HTTPS, ({ server }) => {
   beforeAll(async () => {
     await server.ctx.users.create(6_000_000_001, PASSWORD, 'user');
   });
 
-  const me = (cookie: string): Promise<Response> =>
-    fetch(`${server.baseUrl}/v1/account/me`, { headers: { cookie } });
+  const me = (cookie: string): Promise<Response> => server.fetch(`/v1/account/me`, { headers: { cookie } });
 
   it('is named __Host-campus_sso_session, with Secure and Path=/ and no Domain', async () => {
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     const answer = await browser.call(
       'POST',
       '/v1/account/login',
@@ -37,7 +36,7 @@ describeOnDatabases('the session cookie under an https BASE_URL', HTTPS, ({ serv
   });
 
   it('is not read under its unprefixed name, which a sibling host could have planted', async () => {
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     await browser.call(
       'POST',
       '/v1/account/login',
@@ -49,20 +48,19 @@ describeOnDatabases('the session cookie under an https BASE_URL', HTTPS, ({ serv
   });
 });
 
-describeOnDatabases('several session cookies in one request', ({ server }) => {
+describeOnDatabases('several session cookies in one request', { transport: 'inject' }, ({ server }) => {
   beforeAll(async () => {
     await server.ctx.users.create(6_000_000_002, PASSWORD, 'user');
     await server.ctx.users.create(6_000_000_003, PASSWORD, 'user');
   });
 
   async function sessionId(uin: number): Promise<string> {
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     expect((await browser.login(uin, PASSWORD)).status).toBe(200);
     return (browser.sessionCookie ?? '').split('=')[1] ?? '';
   }
 
-  const me = (cookie: string): Promise<Response> =>
-    fetch(`${server.baseUrl}/v1/account/me`, { headers: { cookie } });
+  const me = (cookie: string): Promise<Response> => server.fetch(`/v1/account/me`, { headers: { cookie } });
 
   it('uses the one that names a live session, whichever comes first', async () => {
     const id = await sessionId(6_000_000_002);
@@ -86,7 +84,7 @@ describeOnDatabases('several session cookies in one request', ({ server }) => {
   it('ends every one of them at sign-in, so the fresh session is unambiguous', async () => {
     const first = await sessionId(6_000_000_002);
     const second = await sessionId(6_000_000_003);
-    const browser = new Browser(server.baseUrl);
+    const browser = new Browser(server);
     const answer = await browser.call(
       'POST',
       '/v1/account/login',

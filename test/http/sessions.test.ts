@@ -40,7 +40,7 @@ async function signIn(
   uin: number,
   extra: Record<string, unknown> = {},
 ): Promise<Browser> {
-  const browser = new Browser(server.baseUrl);
+  const browser = new Browser(server);
   const response = await browser.call(
     'POST',
     '/v1/account/login',
@@ -54,7 +54,7 @@ async function signIn(
 const isSignedIn = async (browser: Browser): Promise<boolean> =>
   (await browser.call('GET', '/v1/account/me')).status === 200;
 
-describeOnDatabases('sessions', { manualClock: true }, ({ server, clock }) => {
+describeOnDatabases('sessions', { transport: 'inject', manualClock: true }, ({ server, clock }) => {
   describe('GET /v1/account/sessions', () => {
     it('lists the user’s sessions, newest first, with times, address, user agent and this one marked', async () => {
       const { uin, browser: first } = await signedInUser(server);
@@ -76,7 +76,7 @@ describeOnDatabases('sessions', { manualClock: true }, ({ server, clock }) => {
     });
 
     it('answers 401 code -1 when not signed in', async () => {
-      const response = await new Browser(server.baseUrl).call('GET', '/v1/account/sessions');
+      const response = await new Browser(server).call('GET', '/v1/account/sessions');
       expect(response.status).toBe(401);
       expect((await json<Envelope>(response)).code).toBe(-1);
     });
@@ -200,7 +200,7 @@ describeOnDatabases('sessions', { manualClock: true }, ({ server, clock }) => {
     it('sets a browser-session cookie: no Max-Age, no Expires', async () => {
       const uin = freshUin();
       await server.ctx.users.create(uin, PASSWORD, 'member');
-      const shared = await fetch(`${server.baseUrl}/v1/account/login`, {
+      const shared = await server.fetch(`/v1/account/login`, {
         method: 'POST',
         headers: { origin: server.baseUrl, 'content-type': 'application/json' },
         body: JSON.stringify({ uin, password: PASSWORD, shared: true }),
@@ -208,7 +208,7 @@ describeOnDatabases('sessions', { manualClock: true }, ({ server, clock }) => {
       const cookie = shared.headers.get('set-cookie') ?? '';
       expect(cookie).toMatch(/HttpOnly/);
       expect(cookie).not.toMatch(/Max-Age|Expires/i);
-      const personal = await new Browser(server.baseUrl).login(uin, PASSWORD);
+      const personal = await new Browser(server).login(uin, PASSWORD);
       expect(personal.headers.get('set-cookie')).toMatch(/Max-Age=604800/);
     });
 

@@ -13,14 +13,14 @@ async function dataOf(response: Response): Promise<{ status: number; code: numbe
   return { status: response.status, code: body.code, data: body.data };
 }
 
-describeOnDatabases('warnings before harm', { client: true }, ({ server, client }) => {
+describeOnDatabases('warnings before harm', { transport: 'inject', client: true }, ({ server, client }) => {
   describe('POST /v1/account/login', () => {
     it.each(['known', 'unknown'])(
       'warns on the fourth wrong password that the fifth locks for 30 s, then says it locked (%s uin)',
       async (kind) => {
         const uin = freshUin();
         if (kind === 'known') await server.ctx.users.create(uin, PASSWORD, 'user');
-        const browser = new Browser(server.baseUrl);
+        const browser = new Browser(server);
         const answers = [];
         for (let i = 0; i < 5; i++) answers.push(await dataOf(await browser.login(uin, 'a wrong guess')));
         const wrong = { status: 401, code: 1 };
@@ -45,7 +45,7 @@ describeOnDatabases('warnings before harm', { client: true }, ({ server, client 
 
     it('reports an unsupported response_type with the URL that takes the error back to the app', async () => {
       const query = new URLSearchParams({ ...base(), response_type: 'token' });
-      const answer = await new Browser(server.baseUrl).call('GET', `/v1/oauth2/app-info?${query}`);
+      const answer = await new Browser(server).call('GET', `/v1/oauth2/app-info?${query}`);
       const body = (await answer.json()) as {
         data: { name: string; request_error?: { error: string; redirect_to: string } };
       };
@@ -65,7 +65,7 @@ describeOnDatabases('warnings before harm', { client: true }, ({ server, client 
         code_challenge: 'x'.repeat(43),
         code_challenge_method: 'S512',
       });
-      const answer = await new Browser(server.baseUrl).call('GET', `/v1/oauth2/app-info?${query}`);
+      const answer = await new Browser(server).call('GET', `/v1/oauth2/app-info?${query}`);
       const body = (await answer.json()) as { data: { request_error?: Record<string, string> } };
       expect(body.data.request_error?.error).toBe('invalid_request');
     });
@@ -74,7 +74,7 @@ describeOnDatabases('warnings before harm', { client: true }, ({ server, client 
       const extras: Record<string, string>[] = [{}, { response_type: 'code', scope: 'openid profile' }];
       for (const extra of extras) {
         const query = new URLSearchParams({ ...base(), ...extra });
-        const answer = await new Browser(server.baseUrl).call('GET', `/v1/oauth2/app-info?${query}`);
+        const answer = await new Browser(server).call('GET', `/v1/oauth2/app-info?${query}`);
         const body = (await answer.json()) as { data: Record<string, unknown> };
         expect(answer.status).toBe(200);
         expect(body.data).not.toHaveProperty('request_error');

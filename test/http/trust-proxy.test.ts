@@ -20,8 +20,11 @@ describe('POST /v1/account/login behind a reverse proxy (TRUST_PROXY)', () => {
 
   /** Signs in wrongly once with this X-Forwarded-For; answers the addresses the throttle counted. */
   async function countedAddresses(trustProxy: string | undefined, forwardedFor: string): Promise<string[]> {
-    server = await startTestServer({ env: trustProxy === undefined ? {} : { TRUST_PROXY: trustProxy } });
-    const answer = await new Browser(server.baseUrl).call(
+    server = await startTestServer({
+      transport: 'inject',
+      env: trustProxy === undefined ? {} : { TRUST_PROXY: trustProxy },
+    });
+    const answer = await new Browser(server).call(
       'POST',
       '/v1/account/login',
       { uin: 10001, password: 'a wrong guess' },
@@ -56,10 +59,10 @@ describe('POST /v1/account/login behind a reverse proxy (TRUST_PROXY)', () => {
   });
 
   it('locks the proxied client address after 100 failures however the client varies its X-Forwarded-For', async () => {
-    server = await startTestServer({ env: { TRUST_PROXY: 'true' } });
+    server = await startTestServer({ transport: 'inject', env: { TRUST_PROXY: 'true' } });
     const statuses: number[] = [];
     for (let i = 0; i < 110; i++) {
-      const answer = await new Browser(server.baseUrl).call(
+      const answer = await new Browser(server).call(
         'POST',
         '/v1/account/login',
         { uin: 20000 + i, password: 'a wrong guess' },

@@ -46,13 +46,13 @@ describeEachDatabase(
     const unknown = 7_000_000_004;
 
     beforeAll(async () => {
-      server = await startTestServer({ database, clock, env: directory.env() });
+      server = await startTestServer({ transport: 'inject', database, clock, env: directory.env() });
       await server.ctx.users.create(local, PASSWORD, 'user');
       await directory.addPerson({ uin: person, cn: 'Person', password: PASSWORD });
       await directory.addPerson({ uin: disabledPerson, cn: 'Disabled', password: PASSWORD });
-      expect((await new Browser(server.baseUrl).login(disabledPerson, PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(disabledPerson, PASSWORD)).status).toBe(200);
       await server.ctx.users.setDisabled(disabledPerson, true);
-      expect((await new Browser(server.baseUrl).login(person, PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(person, PASSWORD)).status).toBe(200);
     }, 60_000);
     afterAll(async () => {
       await server?.close();
@@ -74,7 +74,7 @@ describeEachDatabase(
           const elapsed = new Map<string, number>();
           for (const c of shuffled(cases)) {
             const start = performance.now();
-            const answer = await new Browser(server.baseUrl).login(c.uin, c.password);
+            const answer = await new Browser(server).login(c.uin, c.password);
             const text = await answer.text();
             elapsed.set(c.name, performance.now() - start);
             expect(answer.status, `${c.name}: ${text}`).toBe(401);
@@ -95,7 +95,7 @@ describeEachDatabase(
         const values = Object.values(medians(relative));
         return Math.max(...values) / Math.min(...values);
       };
-      await new Browser(server.baseUrl).login(unknown, 'warm up');
+      await new Browser(server).login(unknown, 'warm up');
       await measure(TRIES);
       for (let extra = 0; extra < 3 && spread() > 1.1; extra++) await measure(TRIES);
       expect([...bodies]).toEqual([JSON.stringify({ code: 1, msg: 'wrong uin or password', data: {} })]);

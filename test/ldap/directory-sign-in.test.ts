@@ -65,13 +65,14 @@ describeEachDatabase('signing in with the school directory', (database) => {
 
   beforeAll(async () => {
     server = await startTestServer({
+      transport: 'inject',
       database,
       clock,
       env: { ...directory.env(), MFA_REQUIRED_GROUPS: '' },
     });
     const adminUin = freshUin();
     await server.ctx.users.create(adminUin, PASSWORD, 'admin');
-    admin = new Browser(server.baseUrl);
+    admin = new Browser(server);
     expect((await admin.login(adminUin, PASSWORD)).status).toBe(200);
     client = await registerClient(server);
   }, 60_000);
@@ -85,7 +86,7 @@ describeEachDatabase('signing in with the school directory', (database) => {
       const { uin, password } = await directoryPerson(['Teachers', 'Class 2026 3', 'Überflieger']);
       expect(await server.ctx.store.users.find(uin)).toBeUndefined();
 
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       const response = await browser.login(uin, password);
       expect(response.status).toBe(200);
       expect((await envelope(response)).data).toEqual({ uin, user_group: 'user' });
@@ -123,8 +124,8 @@ describeEachDatabase('signing in with the school directory', (database) => {
 
     it('refuses a wrong password with the same answer as a wrong uin (401, code 1), and creates nobody', async () => {
       const { uin } = await directoryPerson();
-      const wrong = await new Browser(server.baseUrl).login(uin, 'not the directory password');
-      const unknown = await new Browser(server.baseUrl).login(freshUin(), 'whatever password');
+      const wrong = await new Browser(server).login(uin, 'not the directory password');
+      const unknown = await new Browser(server).login(freshUin(), 'whatever password');
       for (const response of [wrong, unknown]) {
         expect(response.status).toBe(401);
         expect(await envelope(response)).toMatchObject({
@@ -137,7 +138,7 @@ describeEachDatabase('signing in with the school directory', (database) => {
 
     it('refuses an empty password at the route (400), and never sends one to the directory', async () => {
       const { uin } = await directoryPerson();
-      const response = await new Browser(server.baseUrl).login(uin, '');
+      const response = await new Browser(server).login(uin, '');
       expect(response.status).toBe(400);
       // This slapd accepts a DN with an empty password as an unauthenticated bind: the client must not send it.
       const ldap = server.ctx.passwords.directory as Directory;
@@ -156,7 +157,7 @@ describeEachDatabase('signing in with the school directory', (database) => {
           userPassword: 'the same password',
         });
       }
-      const response = await new Browser(server.baseUrl).login(uin, 'the same password');
+      const response = await new Browser(server).login(uin, 'the same password');
       expect(response.status).toBe(401);
       expect((await envelope(response)).code).toBe(EnvelopeCode.InvalidRequest);
       expect(await server.ctx.store.users.find(uin)).toBeUndefined();
@@ -164,10 +165,10 @@ describeEachDatabase('signing in with the school directory', (database) => {
 
     it('keeps the profile up to date at each sign-in (a renamed person, a new group)', async () => {
       const { uin, password } = await directoryPerson(['Teachers'], 'Grace Murray');
-      expect((await new Browser(server.baseUrl).login(uin, password)).status).toBe(200);
+      expect((await new Browser(server).login(uin, password)).status).toBe(200);
       await directory.modifyPerson(uin, 'cn', 'Grace Hopper');
       await directory.addMember('Class 2026 3', uin);
-      expect((await new Browser(server.baseUrl).login(uin, password)).status).toBe(200);
+      expect((await new Browser(server).login(uin, password)).status).toBe(200);
       expect(await server.ctx.store.users.find(uin)).toMatchObject({
         name: 'Grace Hopper',
         groups: ['class-2026-3', 'teachers'],
@@ -176,9 +177,9 @@ describeEachDatabase('signing in with the school directory', (database) => {
 
     it('refuses a disabled directory user even with the right directory password', async () => {
       const { uin, password } = await directoryPerson();
-      expect((await new Browser(server.baseUrl).login(uin, password)).status).toBe(200);
+      expect((await new Browser(server).login(uin, password)).status).toBe(200);
       await server.ctx.users.setDisabled(uin, true);
-      const response = await new Browser(server.baseUrl).login(uin, password);
+      const response = await new Browser(server).login(uin, password);
       expect(response.status).toBe(401);
       expect((await envelope(response)).code).toBe(EnvelopeCode.InvalidRequest);
     });
@@ -186,16 +187,16 @@ describeEachDatabase('signing in with the school directory', (database) => {
     it('throttles directory users as local users: the fifth wrong password locks the account (429)', async () => {
       const { uin, password } = await directoryPerson();
       for (let i = 0; i < 5; i++) {
-        expect((await new Browser(server.baseUrl).login(uin, `wrong password ${i}`)).status).toBe(401);
+        expect((await new Browser(server).login(uin, `wrong password ${i}`)).status).toBe(401);
       }
-      const locked = await new Browser(server.baseUrl).login(uin, password);
+      const locked = await new Browser(server).login(uin, password);
       expect(locked.status).toBe(429);
       expect(locked.headers.get('retry-after')).toMatch(/^\d+$/);
     });
 
     it('gives a directory user the same amr (pwd) and second factor (TOTP, then pwd otp mfa) as a local user', async () => {
       const { uin, password } = await directoryPerson();
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await browser.login(uin, password)).status).toBe(200);
       const idTokenAmr = async (signedIn: Browser): Promise<unknown> => {
         const code = await obtainCode(signedIn, client, { scope: 'openid', response_type: 'code' });
@@ -212,7 +213,7 @@ describeEachDatabase('signing in with the school directory', (database) => {
       expect((await browser.call('POST', '/v1/account/totp/confirm', { code: totp() })).status).toBe(200);
       clock.advance(30_000);
 
-      const pending = new Browser(server.baseUrl);
+      const pending = new Browser(server);
       const login = await envelope<{ second_factor?: string[] }>(await pending.login(uin, password));
       expect(login.data.second_factor).toContain('totp');
       expect((await pending.call('POST', '/v1/account/login/second-factor', { totp: totp() })).status).toBe(
@@ -231,8 +232,8 @@ describeEachDatabase('signing in with the school directory', (database) => {
     it('signs a local user in with the local password even when the directory has the same uin', async () => {
       const { uin, password } = await directoryPerson();
       await server.ctx.users.create(uin, PASSWORD, 'member');
-      expect((await new Browser(server.baseUrl).login(uin, PASSWORD)).status).toBe(200);
-      expect((await new Browser(server.baseUrl).login(uin, password)).status).toBe(401);
+      expect((await new Browser(server).login(uin, PASSWORD)).status).toBe(200);
+      expect((await new Browser(server).login(uin, password)).status).toBe(401);
       expect(await server.ctx.store.users.find(uin)).toMatchObject({
         source: 'local',
         name: null,
@@ -244,7 +245,7 @@ describeEachDatabase('signing in with the school directory', (database) => {
   describe('the directory owns directory users’ passwords', () => {
     async function signedInDirectoryUser(): Promise<{ uin: number; password: string; browser: Browser }> {
       const person = await directoryPerson();
-      const browser = new Browser(server.baseUrl);
+      const browser = new Browser(server);
       expect((await browser.login(person.uin, person.password)).status).toBe(200);
       return { ...person, browser };
     }
@@ -274,7 +275,7 @@ describeEachDatabase('signing in with the school directory', (database) => {
 
     it('refuses POST /v1/account/password-reset for a directory user with the same message', async () => {
       const { uin } = await signedInDirectoryUser();
-      const response = await new Browser(server.baseUrl).call('POST', '/v1/account/password-reset', {
+      const response = await new Browser(server).call('POST', '/v1/account/password-reset', {
         uin,
         code: 'ABCD-EFGH-JKMN',
         new_password: 'a brand new long passphrase 42',
@@ -296,9 +297,13 @@ describeEachDatabase('signing in with the school directory', (database) => {
   describe('the connection to the directory', () => {
     it('signs in over ldaps:// as over ldap:// with StartTLS', async () => {
       const { uin, password } = await directoryPerson();
-      const ldaps = await startTestServer({ database, env: directory.env({ LDAP_URL: directory.ldapsUrl }) });
+      const ldaps = await startTestServer({
+        transport: 'inject',
+        database,
+        env: directory.env({ LDAP_URL: directory.ldapsUrl }),
+      });
       try {
-        expect((await new Browser(ldaps.baseUrl).login(uin, password)).status).toBe(200);
+        expect((await new Browser(ldaps).login(uin, password)).status).toBe(200);
         expect(await ldaps.ctx.store.users.find(uin)).toMatchObject({ source: 'ldap' });
       } finally {
         await ldaps.close();
@@ -309,9 +314,9 @@ describeEachDatabase('signing in with the school directory', (database) => {
       const { uin, password } = await directoryPerson();
       const env = directory.env();
       delete env.LDAP_CA_FILE;
-      const untrusting = await startTestServer({ database, env });
+      const untrusting = await startTestServer({ transport: 'inject', database, env });
       try {
-        const response = await new Browser(untrusting.baseUrl).login(uin, password);
+        const response = await new Browser(untrusting).login(uin, password);
         expect(response.status).toBe(503);
         expect((await envelope(response)).code).toBe(EnvelopeCode.DirectoryUnavailable);
         expect(await untrusting.ctx.store.users.find(uin)).toBeUndefined();
@@ -324,7 +329,7 @@ describeEachDatabase('signing in with the school directory', (database) => {
   describe('a directory outage', () => {
     it('refuses only directory users (503, code 10, naming the directory), keeps /readyz ready, and recovers by itself', async () => {
       const { uin, password } = await directoryPerson();
-      expect((await new Browser(server.baseUrl).login(uin, password)).status).toBe(200);
+      expect((await new Browser(server).login(uin, password)).status).toBe(200);
       const localUin = freshUin();
       await server.ctx.users.create(localUin, PASSWORD, 'member');
       const adminUin = freshUin();
@@ -333,22 +338,21 @@ describeEachDatabase('signing in with the school directory', (database) => {
       await directory.stop();
       try {
         for (const who of [uin, freshUin()]) {
-          const refused = await new Browser(server.baseUrl).login(who, password);
+          const refused = await new Browser(server).login(who, password);
           expect(refused.status).toBe(503);
           const body = await envelope(refused);
           expect(body.code).toBe(EnvelopeCode.DirectoryUnavailable);
           expect(body.msg).toMatch(/school directory/);
         }
         // Not checked, so not counted: the outage never locks anybody out afterwards.
-        for (let i = 0; i < 6; i++)
-          expect((await new Browser(server.baseUrl).login(uin, password)).status).toBe(503);
-        expect((await new Browser(server.baseUrl).login(localUin, PASSWORD)).status).toBe(200);
-        expect((await new Browser(server.baseUrl).login(adminUin, PASSWORD)).status).toBe(200);
-        expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+        for (let i = 0; i < 6; i++) expect((await new Browser(server).login(uin, password)).status).toBe(503);
+        expect((await new Browser(server).login(localUin, PASSWORD)).status).toBe(200);
+        expect((await new Browser(server).login(adminUin, PASSWORD)).status).toBe(200);
+        expect((await server.fetch(`/readyz`)).status).toBe(200);
       } finally {
         await directory.start();
       }
-      expect((await new Browser(server.baseUrl).login(uin, password)).status).toBe(200);
+      expect((await new Browser(server).login(uin, password)).status).toBe(200);
     });
   });
 });

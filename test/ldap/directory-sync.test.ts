@@ -77,7 +77,7 @@ describeEachDatabase('campus-sso ldap sync', (database) => {
       cn: 'Nobody',
       sn: 'Nobody',
     });
-    server = await startTestServer({ database, env: directory.env() });
+    server = await startTestServer({ transport: 'inject', database, env: directory.env() });
     await server.ctx.users.create(LOCAL_TWIN, PASSWORD, 'member');
     await server.ctx.users.create(LOCAL_ONLY, PASSWORD, 'member');
     env = {
@@ -145,7 +145,7 @@ describeEachDatabase('campus-sso ldap sync', (database) => {
 
   it('updates a renamed person and changed groups, and disables a removed person without deleting them', async () => {
     // Alan signs in, so that his session can be seen to end when he leaves.
-    const alan = new Browser(server.baseUrl);
+    const alan = new Browser(server);
     expect((await alan.login(ALAN, 'alan pass 1')).status).toBe(200);
 
     await directory.modifyPerson(GRACE, 'cn', 'Grace Hopper');

@@ -27,6 +27,7 @@ async function envelope(response: Response): Promise<{ status: number } & Envelo
 
 /** The client registers three redirect URIs: one with a query, one on a loopback port. */
 const SUITE: DatabaseSuiteOptions = {
+  transport: 'inject',
   client: {
     redirectUris: [REDIRECT_URI, 'https://app.example.edu/cb?tenant=a b', 'http://127.0.0.1:9000/cb'],
   },
@@ -40,13 +41,13 @@ describeOnDatabases('authorization', SUITE, (fixture) => {
   describe('GET /v1/oauth2/authorize', () => {
     it('answers 302 to the page with the same query, byte for byte', async () => {
       const query = `client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&state=a%20b%2Bc&response_type=code&scope=openid`;
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/authorize?${query}`, { redirect: 'manual' });
+      const response = await server.fetch(`/v1/oauth2/authorize?${query}`, { redirect: 'manual' });
       expect(response.status).toBe(302);
       expect(response.headers.get('location')).toBe(`${server.baseUrl}/#/auth?${query}`);
     });
 
     it('sends no CORS headers, even to a cross-origin request', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/authorize?client_id=x`, {
+      const response = await server.fetch(`/v1/oauth2/authorize?client_id=x`, {
         redirect: 'manual',
         headers: { origin: 'https://evil.example' },
       });
@@ -55,7 +56,7 @@ describeOnDatabases('authorization', SUITE, (fixture) => {
     });
 
     it('redirects to the bare page when there is no query', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/authorize`, { redirect: 'manual' });
+      const response = await server.fetch(`/v1/oauth2/authorize`, { redirect: 'manual' });
       expect(response.status).toBe(302);
       expect(response.headers.get('location')).toBe(`${server.baseUrl}/#/auth`);
     });
@@ -64,7 +65,7 @@ describeOnDatabases('authorization', SUITE, (fixture) => {
   describe('GET /v1/oauth2/app-info', () => {
     const appInfo = (who: Browser | undefined, clientId: string, redirectUri: string): Promise<Response> => {
       const path = `/v1/oauth2/app-info?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(redirectUri)}`;
-      return who ? who.call('GET', path) : fetch(server.baseUrl + path);
+      return who ? who.call('GET', path) : server.fetch(path);
     };
 
     it('answers the app for a registered redirect URI, without a session', async () => {
@@ -129,7 +130,7 @@ describeOnDatabases('authorization', SUITE, (fixture) => {
     const base = (): Record<string, string> => ({ client_id: client.clientId, redirect_uri: REDIRECT_URI });
 
     it('requires a session: 401 code -1', async () => {
-      const anonymous = new Browser(server.baseUrl);
+      const anonymous = new Browser(server);
       expect(await envelope(await postAuthorize(anonymous, base()))).toMatchObject({ status: 401, code: -1 });
     });
 

@@ -12,6 +12,7 @@ import { Browser, json } from '../helpers/http.js';
 import { LogoutReceiver } from '../helpers/logout-receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { type Client, PASSWORD, freshUin, registerClient, signedInUser, tokensFor } from './support.js';
+import { waitFor } from '../helpers/wait.js';
 
 const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 const HOUR = 3_600_000;
@@ -47,11 +48,18 @@ async function adminApp(admin: Browser, clientId: string): Promise<AppJson> {
 }
 
 async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(check, { timeout: timeoutMs });
+}
+
+/** Waits until no back-channel logout to these apps is pending: each queued one has been sent. */
+async function untilDelivered(server: TestServer, clients: readonly { clientId: string }[]): Promise<void> {
+  await waitFor(
+    async () => {
+      const pending = await server.ctx.store.logouts.pendingByApp();
+      return clients.every((client) => !pending.has(client.clientId));
+    },
+    { what: 'the queued back-channel logouts' },
+  );
 }
 
 describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user }) => {
@@ -108,7 +116,8 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
       const before = receiver.received.length;
       await browser.call('POST', '/v1/account/logout');
       const received = (await receiver.waitFor(before + 2)).slice(before);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The sign-out queued its deliveries before it answered; none is left, so any other has arrived too.
+      await untilDelivered(server, [first, second, withoutIdToken]);
       expect(receiver.received.length).toBe(before + 2);
       const audiences = received.map((r) => decodeJwt(r.logoutToken ?? '')).map((p) => [p.aud, p.sid]);
       expect(audiences.sort()).toEqual(
@@ -123,7 +132,7 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
       const client = await appWithBackchannel(server, receiver.uri);
       const { browser, sid } = await signedInWithIdToken(server, [client]);
       const refreshed = await tokensFor(server, browser, client, { scope: 'openid offline_access' });
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/token`, {
+      const response = await server.fetch(`/v1/oauth2/token`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
@@ -145,7 +154,7 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
       'signing out everywhere': ({ browser }) =>
         browser.call('POST', '/v1/account/logout', { everywhere: true }),
       'signing out that session from another one': async ({ uin, sid }) => {
-        const other = new Browser(server.baseUrl);
+        const other = new Browser(server);
         await other.login(uin, PASSWORD);
         return other.call('DELETE', `/v1/account/sessions/${sid}`);
       },
@@ -155,7 +164,7 @@ describeOnDatabases('back-channel logout', { user: 'admin' }, ({ server, user })
       'an admin disabling the user': ({ uin }) =>
         admin.call('PATCH', `/v1/admin/users/${uin}`, { disabled: true }),
       'a password change in another session': async ({ uin }) => {
-        const other = new Browser(server.baseUrl);
+        const other = new Browser(server);
         await other.login(uin, PASSWORD);
         return other.call('POST', '/v1/account/password', {
           current_password: PASSWORD,
@@ -327,7 +336,7 @@ describeOnDatabases('back-channel logout from two instances', TWO_INSTANCES, ({ 
     for (let i = 0; i < 12; i++) {
       const uin = freshUin();
       await a.ctx.users.create(uin, PASSWORD, 'member');
-      const browser = new Browser(i % 2 === 0 ? a.baseUrl : b.baseUrl);
+      const browser = new Browser(i % 2 === 0 ? a : b);
       await browser.login(uin, PASSWORD);
       sessions.push(await signedInWithIdToken(i % 2 === 0 ? a : b, [client], browser));
     }
@@ -335,7 +344,9 @@ describeOnDatabases('back-channel logout from two instances', TWO_INSTANCES, ({ 
     // Both instances' workers run (woken by their own sign-outs and on their timers), and more passes race.
     await Promise.all([a, b, a, b].map((server) => server.logoutDeliveries.runOnce()));
     await receiver.waitFor(sessions.length);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Every row delivered, and both workers stopped after the attempts under way: a duplicate has arrived.
+    await untilDelivered(a, [client]);
+    await Promise.all([a, b].map((server) => server.logoutDeliveries.stop()));
     const sids = receiver.received.map((r) => decodeJwt(r.logoutToken ?? '').sid);
     expect(sids).toHaveLength(sessions.length);
     expect(new Set(sids)).toEqual(new Set(sessions.map((s) => s.sid)));

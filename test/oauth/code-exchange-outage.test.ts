@@ -35,7 +35,11 @@ describeEachDatabase(
       schema = await freshPostgresSchema();
       const target = new URL(TEST_DATABASE_URL);
       proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-      server = await startTestServer({ database: 'postgres', databaseUrl: proxy.route(schema.url) });
+      server = await startTestServer({
+        transport: 'inject',
+        database: 'postgres',
+        databaseUrl: proxy.route(schema.url),
+      });
       client = await registerClient(server);
       ({ browser } = await signedInUser(server));
     }, 60_000);

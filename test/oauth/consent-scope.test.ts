@@ -7,7 +7,7 @@ import { json } from '../helpers/http.js';
 import { describeOnDatabases } from '../helpers/fixture.js';
 import { REDIRECT_URI, authorizeRedirect, registerClient, signedInUser } from './support.js';
 
-describeOnDatabases('GET /v1/oauth2/app-info remembered consent', ({ server }) => {
+describeOnDatabases('GET /v1/oauth2/app-info remembered consent', { transport: 'inject' }, ({ server }) => {
   async function consented(
     browser: Awaited<ReturnType<typeof signedInUser>>['browser'],
     clientId: string,

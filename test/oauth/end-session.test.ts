@@ -6,7 +6,7 @@
 import { SignJWT, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signIdToken } from '../../src/oauth/id-token.js';
-import { describeOnDatabases } from '../helpers/fixture.js';
+import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
 import { REDIRECT_URI, signedInUser, tokensFor } from './support.js';
 
@@ -15,7 +15,10 @@ const AFTER_LOGOUT = 'https://app.example.edu/signed-out';
 const isSignedIn = async (browser: Browser): Promise<boolean> =>
   (await browser.call('GET', '/v1/account/me')).status === 200;
 
-const SUITE = { client: { postLogoutRedirectUris: [AFTER_LOGOUT] } };
+const SUITE: DatabaseSuiteOptions = {
+  transport: 'inject',
+  client: { postLogoutRedirectUris: [AFTER_LOGOUT] },
+};
 
 describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
   async function signedInWithIdToken(): Promise<{ uin: number; browser: Browser; idToken: string }> {
@@ -29,7 +32,7 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
 
   describe('metadata', () => {
     it('announces end_session_endpoint and back-channel logout with sid', async () => {
-      const metadata = await json(await fetch(`${server.baseUrl}/.well-known/openid-configuration`));
+      const metadata = await json(await server.fetch(`/.well-known/openid-configuration`));
       expect(metadata).toMatchObject({
         end_session_endpoint: `${server.baseUrl}/v1/oauth2/logout`,
         backchannel_logout_supported: true,
@@ -211,7 +214,7 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
         redirectUris: [REDIRECT_URI],
         postLogoutRedirectUris: ['https://other.example.edu/bye'],
       });
-      const anonymous = new Browser(server.baseUrl);
+      const anonymous = new Browser(server);
       const cases: Record<string, string>[] = [
         { client_id: client.clientId, post_logout_redirect_uri: 'https://evil.example/' },
         { client_id: client.clientId, post_logout_redirect_uri: `${AFTER_LOGOUT}/more` },
@@ -239,7 +242,7 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
     });
 
     it('sends a browser that is not signed in straight back to a registered URI', async () => {
-      const response = await logout(new Browser(server.baseUrl), {
+      const response = await logout(new Browser(server), {
         client_id: client.clientId,
         post_logout_redirect_uri: AFTER_LOGOUT,
         state: 'abc',
@@ -250,7 +253,7 @@ describeOnDatabases('RP-initiated logout', SUITE, ({ server, client }) => {
 
   describe('POST /v1/oauth2/logout', () => {
     it('goes on as a GET with the same parameters (a cross-site form post carries no Lax cookie)', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/logout`, {
+      const response = await server.fetch(`/v1/oauth2/logout`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://app.example.edu' },
         body: new URLSearchParams({ client_id: client.clientId, state: 'q', ignored: 'x' }).toString(),

@@ -79,49 +79,55 @@ describe('error_description', () => {
   });
 });
 
-describeOnDatabases('error_description on the wire', { client: true }, ({ server, client }) => {
-  it('redirects the authorization errors with RFC 6749 characters only', async () => {
-    const { browser } = await signedInUser(server);
-    const requests: Record<string, string | undefined>[] = [
-      // OIDC Core §3.1.2.1: response_type is required with openid (the message once said: use "code").
-      { scope: 'openid', response_type: undefined },
-      { response_type: 'token "é"' },
-      { prompt: 'naïve "x"' },
-      { code_challenge: 'short' },
-      { code_challenge: 'A'.repeat(43), code_challenge_method: 'S512' },
-    ];
-    for (const extra of requests) {
-      const url = await authorizeRedirect(browser, {
-        client_id: client.clientId,
-        redirect_uri: REDIRECT_URI,
-        ...extra,
-      });
-      expect(url.searchParams.get('error'), JSON.stringify(extra)).toBeTruthy();
-      expect(url.searchParams.get('error_description'), JSON.stringify(extra)).toMatch(RFC_6749_DESCRIPTION);
-    }
-  });
-
-  it('answers the token endpoint errors with RFC 6749 characters only', async () => {
-    const auth = basic(client.clientId, client.clientSecret);
-    const forms: Record<string, string>[] = [
-      { grant_type: 'password "é" \\' },
-      { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT_URI, code_verifier: 'short' },
-      { grant_type: 'refresh_token', refresh_token: 'x', scope: 'openid "é"' },
-    ];
-    for (const form of forms) {
-      const response = await postForm(server, '/v1/oauth2/token', form, auth);
-      expect(response.status, JSON.stringify(form)).toBe(400);
-      const body = await json<{ error: string; error_description: string }>(response);
-      expect(body.error_description, JSON.stringify(form)).toMatch(RFC_6749_DESCRIPTION);
-    }
-  });
-
-  it('answers a malformed Bearer header at userinfo with RFC 6749 characters only', async () => {
-    const response = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
-      headers: { authorization: 'Token "x"' },
+describeOnDatabases(
+  'error_description on the wire',
+  { transport: 'inject', client: true },
+  ({ server, client }) => {
+    it('redirects the authorization errors with RFC 6749 characters only', async () => {
+      const { browser } = await signedInUser(server);
+      const requests: Record<string, string | undefined>[] = [
+        // OIDC Core §3.1.2.1: response_type is required with openid (the message once said: use "code").
+        { scope: 'openid', response_type: undefined },
+        { response_type: 'token "é"' },
+        { prompt: 'naïve "x"' },
+        { code_challenge: 'short' },
+        { code_challenge: 'A'.repeat(43), code_challenge_method: 'S512' },
+      ];
+      for (const extra of requests) {
+        const url = await authorizeRedirect(browser, {
+          client_id: client.clientId,
+          redirect_uri: REDIRECT_URI,
+          ...extra,
+        });
+        expect(url.searchParams.get('error'), JSON.stringify(extra)).toBeTruthy();
+        expect(url.searchParams.get('error_description'), JSON.stringify(extra)).toMatch(
+          RFC_6749_DESCRIPTION,
+        );
+      }
     });
-    expect(response.status).toBe(401);
-    const body = await json<{ error_description?: string }>(response);
-    expect(body.error_description ?? '').toMatch(RFC_6749_DESCRIPTION);
-  });
-});
+
+    it('answers the token endpoint errors with RFC 6749 characters only', async () => {
+      const auth = basic(client.clientId, client.clientSecret);
+      const forms: Record<string, string>[] = [
+        { grant_type: 'password "é" \\' },
+        { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT_URI, code_verifier: 'short' },
+        { grant_type: 'refresh_token', refresh_token: 'x', scope: 'openid "é"' },
+      ];
+      for (const form of forms) {
+        const response = await postForm(server, '/v1/oauth2/token', form, auth);
+        expect(response.status, JSON.stringify(form)).toBe(400);
+        const body = await json<{ error: string; error_description: string }>(response);
+        expect(body.error_description, JSON.stringify(form)).toMatch(RFC_6749_DESCRIPTION);
+      }
+    });
+
+    it('answers a malformed Bearer header at userinfo with RFC 6749 characters only', async () => {
+      const response = await server.fetch(`/v1/oauth2/userinfo`, {
+        headers: { authorization: 'Token "x"' },
+      });
+      expect(response.status).toBe(401);
+      const body = await json<{ error_description?: string }>(response);
+      expect(body.error_description ?? '').toMatch(RFC_6749_DESCRIPTION);
+    });
+  },
+);

@@ -52,7 +52,7 @@ async function golden(response: Response, masked: readonly string[] = []): Promi
   };
 }
 
-describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture) => {
+describeOnDatabases('golden answers', { transport: 'inject', client: true, user: 'admin' }, (fixture) => {
   const { server, client, user } = fixture;
   const { uin, browser } = user;
 
@@ -140,7 +140,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
     });
 
     it('invalid_request for a repeated parameter', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/token`, {
+      const response = await server.fetch(`/v1/oauth2/token`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
@@ -235,7 +235,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
     });
 
     it('missing header', async () => {
-      expect(await golden(await fetch(`${server.baseUrl}/v1/oauth2/get-user-info`))).toEqual({
+      expect(await golden(await server.fetch(`/v1/oauth2/get-user-info`))).toEqual({
         status: 401,
         headers: { 'content-type': JSON_TYPE, ...NO_STORE, 'www-authenticate': 'Bearer realm="campus-sso"' },
         body: '{"code":-1,"msg":"the Authorization: Bearer header is missing","data":{}}',
@@ -258,7 +258,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
   describe('GET|POST /v1/oauth2/userinfo', () => {
     it('success', async () => {
       const { access_token } = await tokensFor(server, browser, client, { scope: 'openid' });
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+      const response = await server.fetch(`/v1/oauth2/userinfo`, {
         headers: { authorization: `Bearer ${access_token}` },
       });
       expect(await golden(response, ['created_at'])).toEqual({
@@ -269,7 +269,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
     });
 
     it('invalid_token', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+      const response = await server.fetch(`/v1/oauth2/userinfo`, {
         headers: { authorization: 'Bearer nope' },
       });
       expect(await golden(response)).toEqual({
@@ -286,8 +286,8 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
 
   describe('GET /v1/oauth2/app-info', () => {
     it('success', async () => {
-      const response = await fetch(
-        `${server.baseUrl}/v1/oauth2/app-info?client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+      const response = await server.fetch(
+        `/v1/oauth2/app-info?client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
       );
       expect(await golden(response)).toEqual({
         status: 200,
@@ -297,7 +297,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
     });
 
     it('unknown client', async () => {
-      const response = await fetch(`${server.baseUrl}/v1/oauth2/app-info?client_id=nope&redirect_uri=x`);
+      const response = await server.fetch(`/v1/oauth2/app-info?client_id=nope&redirect_uri=x`);
       expect(await golden(response)).toEqual({
         status: 400,
         headers: { 'content-type': JSON_TYPE },
@@ -315,8 +315,11 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
         decision: 'allow',
       });
       const answer = await golden(response);
+      const iss = encodeURIComponent(server.baseUrl).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       expect(answer.body).toMatch(
-        /^\{"code":0,"msg":"ok","data":\{"redirect_to":"https:\/\/app\.example\.edu\/callback\?code=[A-Za-z0-9_-]{51}&state=s&iss=http%3A%2F%2F127\.0\.0\.1%3A\d+"\}\}$/,
+        new RegExp(
+          `^\\{"code":0,"msg":"ok","data":\\{"redirect_to":"https://app\\.example\\.edu/callback\\?code=[A-Za-z0-9_-]{51}&state=s&iss=${iss}"\\}\\}$`,
+        ),
       );
       expect({ ...answer, body: '' }).toEqual({
         status: 200,
@@ -396,7 +399,7 @@ describeOnDatabases('golden answers', { client: true, user: 'admin' }, (fixture)
 
   describe('GET /.well-known/oauth-authorization-server', () => {
     it('the whole document', async () => {
-      const response = await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`);
+      const response = await server.fetch(`/.well-known/oauth-authorization-server`);
       const answer = await golden(response);
       expect(answer.status).toBe(200);
       expect(answer.headers['content-type']).toBe(JSON_TYPE);

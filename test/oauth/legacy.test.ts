@@ -27,13 +27,13 @@ interface Envelope<T = Record<string, unknown>> {
 
 const GET_USER_INFO = '/v1/oauth2/get-user-info';
 
-describeOnDatabases('legacy interface', { client: true, user: 'admin' }, (fixture) => {
+describeOnDatabases('legacy interface', { transport: 'inject', client: true, user: 'admin' }, (fixture) => {
   const { server, client, user } = fixture;
   const { uin, browser } = user;
 
   const userInfo = (authorization?: string): Promise<Response> =>
-    fetch(
-      server.baseUrl + GET_USER_INFO,
+    server.fetch(
+      GET_USER_INFO,
       authorization === undefined ? {} : { headers: { Authorization: authorization } },
     );
 
@@ -55,7 +55,7 @@ describeOnDatabases('legacy interface', { client: true, user: 'admin' }, (fixtur
       const code = callback.searchParams.get('code')!;
 
       // 2. The app's back end exchanges the code.
-      const tokenResponse = await fetch(`${server.baseUrl}/v1/oauth2/get-access-token`, {
+      const tokenResponse = await server.fetch(`/v1/oauth2/get-access-token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ client_id: client.clientId, client_secret: client.clientSecret, code }),
@@ -65,7 +65,7 @@ describeOnDatabases('legacy interface', { client: true, user: 'admin' }, (fixtur
       const accessToken = tokenJson.data.access_token;
 
       // 3. And asks who the user is.
-      const infoResponse = await fetch(`${server.baseUrl}/v1/oauth2/get-user-info`, {
+      const infoResponse = await server.fetch(`/v1/oauth2/get-user-info`, {
         headers: { Authorization: `Bearer ${accessToken}` },
       });
       const info = (await infoResponse.json()) as Envelope<{

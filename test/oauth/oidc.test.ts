@@ -44,7 +44,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
         nonce,
       };
       for (const [key, value] of Object.entries(params)) authorizationUrl.searchParams.set(key, value);
-      const hop = await fetch(authorizationUrl, { redirect: 'manual' });
+      const hop = await server.fetch(authorizationUrl, { redirect: 'manual' });
       expect(hop.status).toBe(302);
       const pageQuery = new URLSearchParams(hop.headers.get('location')!.split('#/auth?')[1]);
       const decision = await browser.call('POST', '/v1/oauth2/authorize', {
@@ -120,7 +120,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
 
   describe('GET /.well-known/oauth-authorization-server and /.well-known/openid-configuration', () => {
     it('publishes RFC 8414 metadata with the issuer and every endpoint', async () => {
-      const response = await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`);
+      const response = await server.fetch(`/.well-known/oauth-authorization-server`);
       expect(response.status).toBe(200);
       const metadata = await json(response);
       expect(metadata).toMatchObject({
@@ -149,8 +149,8 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
     });
 
     it('serves the same document as OpenID Connect Discovery', async () => {
-      const a = await json(await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`));
-      const b = await json(await fetch(`${server.baseUrl}/.well-known/openid-configuration`));
+      const a = await json(await server.fetch(`/.well-known/oauth-authorization-server`));
+      const b = await json(await server.fetch(`/.well-known/openid-configuration`));
       expect(b).toEqual(a);
     });
   });
@@ -158,7 +158,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
   describe('GET /.well-known/jwks.json', () => {
     it('publishes an RS256 and an ES256 public key, without private parts', async () => {
       const { keys } = await json<{ keys: Record<string, string>[] }>(
-        await fetch(`${server.baseUrl}/.well-known/jwks.json`),
+        await server.fetch(`/.well-known/jwks.json`),
       );
       expect(keys).toHaveLength(2);
       expect(keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String) });
@@ -177,12 +177,8 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
     it('shares the key through the database: a second instance signs with the same kid', async () => {
       const second = await startTestServer({ database, databaseUrl: server.databaseUrl });
       try {
-        const first = await json<{ keys: { kid: string }[] }>(
-          await fetch(`${server.baseUrl}/.well-known/jwks.json`),
-        );
-        const other = await json<{ keys: { kid: string }[] }>(
-          await fetch(`${second.baseUrl}/.well-known/jwks.json`),
-        );
+        const first = await json<{ keys: { kid: string }[] }>(await server.fetch(`/.well-known/jwks.json`));
+        const other = await json<{ keys: { kid: string }[] }>(await second.fetch(`/.well-known/jwks.json`));
         expect(other.keys.map((k) => k.kid)).toEqual(first.keys.map((k) => k.kid));
       } finally {
         await second.close();
@@ -250,7 +246,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
       const user = await server.ctx.store.users.find(uin);
       const expected = `{"sub":"${uin}","uin":${uin},"user_group":"member","created_at":"${new Date(user!.createdAt).toISOString()}"}`;
       for (const method of ['GET', 'POST']) {
-        const response = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+        const response = await server.fetch(`/v1/oauth2/userinfo`, {
           method,
           headers: { authorization: `Bearer ${access_token}` },
         });
@@ -260,10 +256,10 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
     });
 
     it('answers RFC 6750 errors: 401 with a Bearer challenge', async () => {
-      const missing = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`);
+      const missing = await server.fetch(`/v1/oauth2/userinfo`);
       expect(missing.status).toBe(401);
       expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="campus-sso"');
-      const invalid = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+      const invalid = await server.fetch(`/v1/oauth2/userinfo`, {
         headers: { authorization: 'Bearer nope' },
       });
       await expectOAuthError(invalid, 401, 'invalid_token');
@@ -275,7 +271,7 @@ describeOnDatabases('OpenID Connect', { client: true, user: 'member' }, (fixture
     it('answers a token issued without scope openid 403 insufficient_scope (get-user-info still answers it)', async () => {
       const { access_token } = await tokensFor(server, browser, client);
       for (const method of ['GET', 'POST']) {
-        const response = await fetch(`${server.baseUrl}/v1/oauth2/userinfo`, {
+        const response = await server.fetch(`/v1/oauth2/userinfo`, {
           method,
           headers: { authorization: `Bearer ${access_token}` },
         });

@@ -94,6 +94,7 @@ function safeBody(text: string): Uint8Array {
 }
 
 const SUITE: DatabaseSuiteOptions = {
+  transport: 'inject',
   client: { redirectUris: [REDIRECT_URI, 'http://127.0.0.1:8765/cb?x=1'] },
   user: 'member',
 };
@@ -112,7 +113,7 @@ describeOnDatabases('hostile input', SUITE, (fixture) => {
             nil: undefined,
           }),
           async (body, type, authorization) => {
-            const response = await fetch(`${server.baseUrl}/v1/oauth2/token`, {
+            const response = await server.fetch(`/v1/oauth2/token`, {
               method: 'POST',
               headers: { 'content-type': type, ...(authorization !== undefined ? { authorization } : {}) },
               body: safeBody(body),
@@ -140,7 +141,7 @@ describeOnDatabases('hostile input', SUITE, (fixture) => {
             if (redirectSuffix !== '') attempts.push({ code, redirect_uri: REDIRECT_URI + redirectSuffix });
             attempts.push({ code, redirect_uri: REDIRECT_URI, code_verifier: 'v'.repeat(43) });
             for (const form of attempts) {
-              const response = await fetch(`${server.baseUrl}/v1/oauth2/token`, {
+              const response = await server.fetch(`/v1/oauth2/token`, {
                 method: 'POST',
                 headers: {
                   'content-type': 'application/x-www-form-urlencoded',
@@ -180,7 +181,7 @@ describeOnDatabases('hostile input', SUITE, (fixture) => {
           body,
           fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain'),
           async (text, type) => {
-            const response = await fetch(`${server.baseUrl}/v1/oauth2/get-access-token`, {
+            const response = await server.fetch(`/v1/oauth2/get-access-token`, {
               method: 'POST',
               headers: { 'content-type': type },
               body: safeBody(text),
@@ -205,7 +206,7 @@ describeOnDatabases('hostile input', SUITE, (fixture) => {
       );
       await fc.assert(
         fc.asyncProperty(header, async (authorization) => {
-          const response = await fetch(`${server.baseUrl}/v1/oauth2/get-user-info`, {
+          const response = await server.fetch(`/v1/oauth2/get-user-info`, {
             headers: { authorization },
           });
           expect(response.status).toBe(401);

@@ -5,7 +5,14 @@
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+} from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -43,7 +50,7 @@ describe("the signing keys' encryption at rest", () => {
   });
 });
 
-const SUITE: DatabaseSuiteOptions = { clock, client: true, user: 'member' };
+const SUITE: DatabaseSuiteOptions = { transport: 'inject', clock, client: true, user: 'member' };
 
 describeOnDatabases('id_token signing keys', SUITE, ({ database, server, client, user }) => {
   const { browser } = user;
@@ -55,16 +62,19 @@ describeOnDatabases('id_token signing keys', SUITE, ({ database, server, client,
 
   /** A relying party set up the usual way (go-oidc's default): RS256 only, keys from jwks_uri. */
   const verifyLikeARelyingParty = (token: string) =>
-    jwtVerify(token, createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`)), {
-      issuer: server.baseUrl,
-      audience: client.clientId,
-      algorithms: ['RS256'],
-    });
+    jwtVerify(
+      token,
+      // jose fetches the keys through the suite's transport, as it would fetch them over the network.
+      createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`), { [customFetch]: server.fetch }),
+      {
+        issuer: server.baseUrl,
+        audience: client.clientId,
+        algorithms: ['RS256'],
+      },
+    );
 
   const publishedKids = async (): Promise<string[]> => {
-    const { keys } = await json<{ keys: { kid: string }[] }>(
-      await fetch(`${server.baseUrl}/.well-known/jwks.json`),
-    );
+    const { keys } = await json<{ keys: { kid: string }[] }>(await server.fetch(`/.well-known/jwks.json`));
     return keys.map((key) => key.kid);
   };
 
@@ -104,7 +114,7 @@ describeOnDatabases('id_token signing keys', SUITE, ({ database, server, client,
     });
 
     it('encrypts a key stored in plain text (before encryption existed) on first start, keeping its kid', async () => {
-      const fresh = await startTestServer({ database, clock });
+      const fresh = await startTestServer({ transport: 'inject', database, clock });
       try {
         const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
         const kid = 'legacy-es256';
@@ -116,7 +126,7 @@ describeOnDatabases('id_token signing keys', SUITE, ({ database, server, client,
           createdAt: clock.now() - 1000,
         });
         const { keys } = await json<{ keys: { kid: string; alg: string }[] }>(
-          await fetch(`${fresh.baseUrl}/.well-known/jwks.json`),
+          await fresh.fetch(`/.well-known/jwks.json`),
         );
         expect(keys.map((key) => key.alg)).toEqual(['RS256', 'ES256']);
         expect(keys[1]?.kid).toBe(kid);
@@ -167,7 +177,12 @@ describeOnDatabases('id_token signing keys', SUITE, ({ database, server, client,
     });
 
     it('reaches another instance on the same database without a restart', async () => {
-      const second = await startTestServer({ database, databaseUrl: server.databaseUrl, clock });
+      const second = await startTestServer({
+        transport: 'inject',
+        database,
+        databaseUrl: server.databaseUrl,
+        clock,
+      });
       try {
         const before = decodeProtectedHeader(await idToken(second)).kid;
         await rotateSigningKeys(server.ctx);

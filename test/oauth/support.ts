@@ -76,7 +76,7 @@ export function postForm(
   form: Record<string, string>,
   auth?: string,
 ): Promise<Response> {
-  return fetch(server.baseUrl + path, {
+  return server.fetch(path, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -106,7 +106,7 @@ export function exchangeCode(
  * malformed JSON).
  */
 export function legacyExchange(server: TestServer, body: unknown): Promise<Response> {
-  return fetch(`${server.baseUrl}/v1/oauth2/get-access-token`, {
+  return server.fetch(`/v1/oauth2/get-access-token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -114,7 +114,7 @@ export function legacyExchange(server: TestServer, body: unknown): Promise<Respo
 }
 
 export function getUserInfo(server: TestServer, accessToken: string): Promise<Response> {
-  return fetch(`${server.baseUrl}/v1/oauth2/get-user-info`, {
+  return server.fetch(`/v1/oauth2/get-user-info`, {
     headers: { authorization: `Bearer ${accessToken}` },
   });
 }
