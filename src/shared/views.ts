@@ -1,6 +1,6 @@
 /**
  * The JSON shapes of users, apps and consents as the API answers them (docs/interface.md#browser-session-api,
- * docs/interface.md#admin-api). The server builds them (src/domain) and the pages read them (web/src/api.ts):
+ * docs/interface.md#admin-api). The server builds them (src/domain) and the pages read them (web/src/api/):
  * one definition, so the two cannot drift apart. Types only.
  */
 import type { UserGroup } from './users.js';
