@@ -3,15 +3,7 @@
  * helpdesk member the Users tab with the actions that get a person back in; an auditor Users and Audit,
  * read only. The server enforces each of these on its own; the page only leaves out what would be refused.
  */
-import type { MeView } from '../api';
-
-export type StaffRole = 'helpdesk' | 'auditor';
-
-/** A role and the group tags it covers (`GET /v1/account/me` → `roles`). */
-export interface RoleGrant {
-  readonly role: StaffRole;
-  readonly groups: readonly string[];
-}
+import type { MeView, RoleGrant } from '../api';
 
 export type AdminPanel = 'apps' | 'users' | 'audit';
 
