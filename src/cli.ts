@@ -2,6 +2,7 @@
 /** The `campus-sso` command (docs/interface.md#command-line). */
 import { ConfigError, loadConfig } from './config/config.js';
 import { appAdd, appList, keys, migrate, serve, userAdd } from './cli/commands.js';
+import { userRoles } from './cli/user-roles.js';
 import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -28,8 +29,9 @@ async function main(argv: string[]): Promise<number> {
       await migrate(config, out);
       return 0;
     case 'user':
-      if (sub !== 'add') throw new UsageError(`unknown command "user ${sub ?? ''}"`.trim());
-      await userAdd(config, rest, out);
+      if (sub === 'roles') await userRoles(config, rest, out);
+      else if (sub === 'add') await userAdd(config, rest, out);
+      else throw new UsageError(`unknown command "user ${sub ?? ''}"`.trim());
       return 0;
     case 'users': {
       if (sub !== 'disable-dormant') throw new UsageError(`unknown command "users ${sub ?? ''}"`.trim());

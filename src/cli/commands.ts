@@ -12,6 +12,8 @@ import { keysList, keysRotate } from './keys.js';
 import { readStdin } from './read-stdin.js';
 import { type Output, UsageError, parseOptions } from './usage.js';
 import { withContext } from './with-store.js';
+import { parsedRoles } from './user-roles.js';
+import { replaceRoles } from '../domain/roles.js';
 
 export async function serve(config: Config): Promise<void> {
   const server = await startServer(config);
@@ -61,6 +63,8 @@ export async function userAdd(config: Config, args: string[], out: Output): Prom
     uin: { type: 'string' },
     group: { type: 'string' },
     'password-stdin': { type: 'boolean' },
+    // docs/interface.md#roles: `helpdesk:class-2026-3`, repeatable.
+    role: { type: 'string', multiple: true },
   });
   const uin = Number(values.uin);
   if (values.uin === undefined || !/^\d+$/.test(values.uin) || !isValidUin(uin)) {
@@ -68,6 +72,7 @@ export async function userAdd(config: Config, args: string[], out: Output): Prom
   }
   const group = values.group;
   if (!isUserGroup(group)) throw new UsageError(`--group must be one of ${USER_GROUPS.join(', ')}`);
+  const roles = parsedRoles(values.role);
   if (!values['password-stdin']) throw new UsageError('--password-stdin is required (pipe the password in)');
   const password = await readStdin();
   const problem = passwordProblem(password, uin);
@@ -75,11 +80,14 @@ export async function userAdd(config: Config, args: string[], out: Output): Prom
   await withContext(config, async (ctx) => {
     const user = await ctx.users.create(uin, password, group);
     if (!user) throw new Error(`a user with uin ${uin} exists already`);
+    if (roles.length > 0) await replaceRoles(ctx, uin, roles);
     out(
       JSON.stringify({
         uin: user.uin,
         user_group: user.userGroup,
         created_at: new Date(user.createdAt).toISOString(),
+        // Only when given, so the answer without roles stays as it was.
+        ...(roles.length > 0 && { roles }),
       }),
     );
   });

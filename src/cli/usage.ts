@@ -5,8 +5,13 @@ export const USAGE = `usage: campus-sso <command> [options]
 commands:
   serve                                          start the server (applies migrations first)
   migrate                                        apply database migrations and exit
-  user add --uin N --group G --password-stdin    create a user (G: admin, member or user);
-                                                 the password is read from standard input
+  user add --uin N --group G --password-stdin [--role R:TAG ...]
+                                                 create a user (G: admin, member or user);
+                                                 the password is read from standard input;
+                                                 --role (repeatable) gives a role for a group
+                                                 tag, e.g. helpdesk:class-2026-3 (R: helpdesk
+                                                 or auditor)
+  user roles --uin N [--role R:TAG ...]          replace a user's roles (none given: remove them)
   app add --name N --emoji E --redirect-uri U [--redirect-uri U2 ...] [--cas-service URL ...] [--device]
                                                  register an OAuth application; prints
                                                  {"client_id","client_secret"} as JSON;

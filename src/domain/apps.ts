@@ -5,6 +5,7 @@ import { appNameProblem, normalizedAppName } from '../shared/apps.js';
 import { enforce } from './rule-violation.js';
 import { redirectUrisProblem } from './redirect-uris.js';
 import { endUseByUsersNoLongerAllowed } from './app-access.js';
+import { allowedScopesProblem, narrowsScopes, normalizedAllowedScopes } from './service-accounts.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
 /** The public view of an app (never its secret or secret hash). */
@@ -28,6 +29,8 @@ export function appView(app: AppRecord): AppView {
     homepage_url: app.homepageUrl ?? null,
     cas_services: app.casServices ?? [],
     device_grant: app.deviceGrant ?? false,
+    client_credentials: app.clientCredentials ?? false,
+    allowed_scopes: app.allowedScopes ?? [],
   };
 }
 
@@ -53,6 +56,14 @@ export interface NewApp {
   readonly casServices?: readonly string[];
   /** docs/interface.md#device-authorization-grant: the app may use the device grant (RFC 8628). */
   readonly deviceGrant?: boolean;
+  /**
+   * docs/interface.md#service-accounts-client-credentials: the app may get tokens for itself (RFC 6749 §4.4).
+   * RFC 6749 §4.4 allows it for confidential clients only: every campus-sso app is one (it holds a secret and
+   * authenticates at the token endpoint, docs/interface.md#token-endpoint), so every app may have it.
+   */
+  readonly clientCredentials?: boolean;
+  /** The scopes its client_credentials tokens may carry (allowedScopesProblem). */
+  readonly allowedScopes?: readonly string[];
 }
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
@@ -74,6 +85,7 @@ export class AppService {
     // URI is the caller's rule (the admin API and CLI check it; the Campux import may keep a Campux-era one).
     const noneNeeded = input.deviceGrant === true || (input.casServices ?? []).length > 0;
     if (input.redirectUris.length === 0 && !noneNeeded) enforce(redirectUrisProblem([], false));
+    enforce(allowedScopesProblem(input.allowedScopes ?? []));
     for (;;) {
       const clientSecret = newClientSecret();
       const app: AppRecord = {
@@ -93,6 +105,8 @@ export class AppService {
         homepageUrl: input.homepageUrl ?? null,
         casServices: [...(input.casServices ?? [])],
         deviceGrant: input.deviceGrant ?? false,
+        clientCredentials: input.clientCredentials ?? false,
+        allowedScopes: normalizedAllowedScopes(input.allowedScopes ?? []),
       };
       // A client_id collision (62^16 space) is astronomically unlikely; draw again rather than fail.
       if (await this.store.apps.insert(app)) return { app, clientSecret };
@@ -103,17 +117,28 @@ export class AppService {
    * An admin changes an app; answers false when there is no such app. Disabling it revokes everything it was
    * issued (codes, access and refresh tokens), and switching its refresh tokens off revokes those: for good,
    * so enabling or switching on again does not bring them back (docs/security.md). Narrowing its allowed
-   * groups ends what the users outside them hold (src/domain/app-access.ts). One transaction: the change and
-   * what it ends commit together.
+   * groups ends what the users outside them hold (src/domain/app-access.ts). Switching client_credentials off,
+   * or taking a scope off allowed_scopes, revokes the app's service tokens (docs/security.md#service-accounts).
+   * One transaction: the change and what it ends commit together.
    */
   async change(clientId: string, changes: AppChanges): Promise<boolean> {
     if (changes.name !== undefined) {
       enforce(appNameProblem(changes.name));
       changes = { ...changes, name: normalizedAppName(changes.name) };
     }
+    if (changes.allowedScopes !== undefined) {
+      enforce(allowedScopesProblem(changes.allowedScopes));
+      changes = { ...changes, allowedScopes: normalizedAllowedScopes(changes.allowedScopes) };
+    }
     const now = this.clock.now();
+    const { allowedScopes } = changes;
     return this.store.transaction(async (tx) => {
+      const before = allowedScopes === undefined ? undefined : await tx.apps.find(clientId);
       if (!(await tx.apps.update(clientId, changes))) return false;
+      const narrowed = before !== undefined && narrowsScopes(before.allowedScopes ?? [], allowedScopes ?? []);
+      if (changes.disabled === true || changes.clientCredentials === false || narrowed) {
+        await tx.serviceTokens.revokeForApp(clientId);
+      }
       if (changes.disabled === true) {
         // Codes first: then no new token can be issued, and the last step revokes any issued meanwhile.
         await tx.codes.voidForApp(clientId, now);
@@ -133,11 +158,18 @@ export class AppService {
     return this.store.transaction((tx) => tx.apps.delete(clientId));
   }
 
+  /**
+   * A new secret for the app. The tokens it got for itself with the old one are revoked with it
+   * (docs/security.md#service-accounts): a rotation is what an admin does when the secret may have leaked.
+   */
   async rotateSecret(clientId: string): Promise<string | undefined> {
     const clientSecret = newClientSecret();
-    return (await this.store.apps.update(clientId, { secretHash: sha256Hex(clientSecret) }))
-      ? clientSecret
-      : undefined;
+    const rotated = await this.store.transaction(async (tx) => {
+      if (!(await tx.apps.update(clientId, { secretHash: sha256Hex(clientSecret) }))) return false;
+      await tx.serviceTokens.revokeForApp(clientId);
+      return true;
+    });
+    return rotated ? clientSecret : undefined;
   }
 
   /**

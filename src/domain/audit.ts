@@ -23,6 +23,8 @@ export interface AuditInput {
   readonly outcome?: AuditOutcome;
   /** Who acted: the signed-in user, or null when nobody is known (a refused sign-in). */
   readonly actorUin?: number | null;
+  /** The app whose service token made the call (docs/interface.md#service-accounts). */
+  readonly actorClientId?: string | null;
   /** What was acted on: `user:<uin>`, `app:<client_id>`, `users:<n>`. */
   readonly target?: string | null;
   readonly detail?: Readonly<Record<string, unknown>>;
@@ -76,6 +78,7 @@ export class AuditLog {
       userAgent: typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null,
       outcome: input.outcome ?? 'success',
       detail: input.detail ? withoutSecrets(input.detail) : null,
+      actorClientId: input.actorClientId ?? null,
     };
     try {
       await this.store.audit.insert(event);
@@ -100,6 +103,7 @@ export function auditEventView(event: AuditEventRecord): AuditEventView {
     user_agent: event.userAgent,
     outcome: event.outcome,
     detail: event.detail,
+    actor_client_id: event.actorClientId ?? null,
   };
 }
 
@@ -132,6 +136,7 @@ export const AUDIT_CSV_COLUMNS = [
   'ip',
   'user_agent',
   'detail',
+  'actor_client_id',
 ] as const;
 
 export function auditCsvRow(event: AuditEventView): string {

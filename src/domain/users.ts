@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { AdminUserView, UserView } from '../shared/views.js';
 import type { UserGroup } from '../shared/users.js';
+import type { RoleGrant } from '../shared/roles.js';
 import type {
   NewUserRecord,
   Repositories,
@@ -40,6 +41,7 @@ export function adminUserView(
   user: UserRecord,
   lockedUntil: number | null = null,
   secondFactors: readonly ('totp' | 'passkey')[] = [],
+  roles: readonly RoleGrant[] = [],
 ): AdminUserView {
   return {
     ...userView(user),
@@ -52,6 +54,7 @@ export function adminUserView(
     locked_until: isoOrNull(lockedUntil),
     source: user.source,
     second_factors: secondFactors,
+    roles,
   };
 }
 
@@ -260,8 +263,10 @@ export class UserService {
   async changeAsAdmin(
     uin: number,
     changes: UserChanges,
-    adminSession: Pick<SessionRecord, 'uin' | 'idHash'>,
+    adminSession: Pick<SessionRecord, 'uin' | 'idHash'> | null,
   ): Promise<AdminChangeOutcome> {
+    // null: an app's service token (docs/interface.md#service-accounts), which has no session of its own.
+    const actorUin = adminSession?.uin;
     const user = await this.store.users.find(uin);
     if (!user) return { outcome: 'not-found' };
     // docs/interface.md#the-schools-directory: a directory user's password is changed in the directory only.
@@ -286,7 +291,7 @@ export class UserService {
       ...(email !== undefined && { email }),
       ...(groups !== undefined && { groups }),
       ...(expiresAt !== undefined && { expiresAt }),
-      ...(passwordHash !== undefined && { passwordHash, mustChangePassword: uin !== adminSession.uin }),
+      ...(passwordHash !== undefined && { passwordHash, mustChangePassword: uin !== actorUin }),
     };
     // Disabling (or expiring now) ends everything the user had, for good.
     const endsAccount =
@@ -302,10 +307,10 @@ export class UserService {
         // A reset usually follows a compromise: whoever held the old password loses what it gave them —
         // except the admin making this call, when they reset their own. Committed with the change.
         // docs/security.md#second-factors: what a stolen session may have added goes with the old password.
-        if (password !== undefined && uin !== adminSession.uin)
+        if (password !== undefined && uin !== actorUin)
           await removeFactorsAddedSinceLastSignIn(tx, uin);
         if (endsAccount) await endAccess(tx, uin, now);
-        else if (password !== undefined) await endAccess(tx, uin, now, adminSession.idHash);
+        else if (password !== undefined) await endAccess(tx, uin, now, adminSession?.idHash);
         // New groups end what the user holds for apps that no longer allow them (app-access.ts).
         if (groups !== undefined && !endsAccount) await endUseOfAppsNoLongerAllowed(tx, uin, groups, now);
         return false;

@@ -6,6 +6,7 @@ import type { AppContext } from '../app-context.js';
 import type { ActiveTokenOwner } from '../storage/store.js';
 import { credentialKey } from './credentials.js';
 import { InvalidRequest, InvalidToken } from './errors.js';
+import { findServicePrincipal } from './service-tokens.js';
 
 /** RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token (the scheme is case-insensitive, RFC 7235 §2.1). */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -62,8 +63,16 @@ export async function requireActiveAccessToken(
   authorization: string | undefined,
   formAccessToken?: string,
 ): Promise<ActiveTokenOwner> {
-  const owner = await findActiveAccessToken(ctx, bearerTokenOf(authorization, formAccessToken));
+  const token = bearerTokenOf(authorization, formAccessToken);
+  const owner = await findActiveAccessToken(ctx, token);
+  if (owner) return owner;
+  // RFC 6750 §3.1 invalid_token: "invalid for other reasons": a client_credentials token has no user to
+  // answer about (docs/interface.md#service-accounts-client-credentials). Asked only on the refusal path.
+  if (await findServicePrincipal(ctx, token)) {
+    throw new InvalidToken(
+      'this access token was issued to an app for itself (client_credentials): it has no user',
+    );
+  }
   // RFC 6750 §3.1 invalid_token: "expired, revoked, malformed, or invalid".
-  if (!owner) throw new InvalidToken(INVALID_ACCESS_TOKEN);
-  return owner;
+  throw new InvalidToken(INVALID_ACCESS_TOKEN);
 }

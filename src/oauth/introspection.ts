@@ -9,9 +9,11 @@ import { findActiveAccessToken } from './bearer.js';
 import { credentialKey } from './credentials.js';
 import { InvalidRequest } from './errors.js';
 import type { TokenTypeHint } from './revocation.js';
+import { type ServiceTokenIntrospection, introspectServiceToken } from './service-tokens.js';
 
 export type IntrospectionResponse =
   | { readonly active: false }
+  | ServiceTokenIntrospection
   | {
       readonly active: true;
       readonly scope?: string;
@@ -79,10 +81,11 @@ export async function introspectToken(
   // RFC 7662 §2.1: token is REQUIRED.
   if (token === undefined) throw new InvalidRequest('token is required');
   // RFC 7662 §2.1: the hint only says where to look first.
+  // A service token (RFC 6749 §4.4) is an access token of its own table (./service-tokens.ts).
   const order =
     hint === 'refresh_token'
-      ? [introspectRefreshToken, introspectAccessToken]
-      : [introspectAccessToken, introspectRefreshToken];
+      ? [introspectRefreshToken, introspectAccessToken, introspectServiceToken]
+      : [introspectAccessToken, introspectServiceToken, introspectRefreshToken];
   for (const introspect of order) {
     const answer = await introspect(ctx, client, token);
     if (answer) return answer;

@@ -3,6 +3,7 @@
  */
 import type { Config } from '../config/config.js';
 import { DEVICE_CODE_GRANT_TYPE } from './device/device-authorization.js';
+import { CLIENT_CREDENTIALS_GRANT_TYPE } from './grants/client-credentials.js';
 import { CODE_CHALLENGE_METHODS } from './pkce.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 import { ID_TOKEN_ALGS } from './signing-keys.js';
@@ -29,7 +30,13 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],
-    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE],
+    grant_types_supported: [
+      'authorization_code',
+      'refresh_token',
+      DEVICE_CODE_GRANT_TYPE,
+      // RFC 6749 §4.4, for apps an admin switched it on for (docs/interface.md#service-accounts-client-credentials).
+      CLIENT_CREDENTIALS_GRANT_TYPE,
+    ],
     code_challenge_methods_supported: [...CODE_CHALLENGE_METHODS],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,

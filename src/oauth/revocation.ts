@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { credentialKey } from './credentials.js';
 import type { ClientRecord } from '../storage/store.js';
 import { InvalidRequest } from './errors.js';
+import { revokeServiceToken } from './service-tokens.js';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token';
 
@@ -44,11 +45,14 @@ export async function revokeToken(
     return true;
   };
 
+  // A service token (RFC 6749 §4.4) is an access token kept in its own table (./service-tokens.ts).
+  const revokeService = (): Promise<boolean> => revokeServiceToken(ctx, client, token);
+
   // RFC 7009 §2.1: look where the hint points first, then "extend its search across all … token types".
-  if (hint === 'refresh_token') {
-    if (!(await revokeRefresh())) await revokeAccess();
-  } else if (!(await revokeAccess())) {
-    await revokeRefresh();
-  }
+  const order =
+    hint === 'refresh_token'
+      ? [revokeRefresh, revokeAccess, revokeService]
+      : [revokeAccess, revokeService, revokeRefresh];
+  for (const revoke of order) if (await revoke()) break;
   // RFC 7009 §2.2: an invalid token is answered 200 like a revoked one.
 }

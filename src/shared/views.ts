@@ -3,6 +3,7 @@
  * docs/interface.md#admin-api). The server builds them (src/domain) and the pages read them (web/src/api/):
  * one definition, so the two cannot drift apart. Types only.
  */
+import type { RoleGrant } from './roles.js';
 import type { UserGroup } from './users.js';
 
 /** A user as every JSON answer shows them (`/v1/account/me`, legacy user information). */
@@ -26,6 +27,8 @@ export interface AdminUserView extends UserView {
   readonly source: 'local' | 'ldap';
   /** The second factors the user has (docs/interface.md#second-factor), so an admin can help one who lost them. */
   readonly second_factors: readonly ('totp' | 'passkey')[];
+  /** The roles held beside `user_group` (docs/interface.md#roles); empty for most people. */
+  readonly roles: readonly RoleGrant[];
 }
 
 /**
@@ -43,6 +46,8 @@ export interface MeView extends UserView, PendingPasswordChange {
    * the school's directory, never here.
    */
   readonly source?: 'ldap';
+  /** The roles held beside `user_group` (docs/interface.md#roles); empty for most people. */
+  readonly roles: readonly RoleGrant[];
 }
 
 /** The answer to a sign-in (`POST /v1/account/login`). */
@@ -78,6 +83,10 @@ export interface AppView {
   readonly device_grant: boolean;
   /** docs/interface.md#cas-protocol: the CAS service URLs registered for it. */
   readonly cas_services: readonly string[];
+  /** May get tokens for itself, without a user, RFC 6749 §4.4 (docs/interface.md#service-accounts-client-credentials). */
+  readonly client_credentials: boolean;
+  /** The scopes its client_credentials tokens may carry. */
+  readonly allowed_scopes: readonly string[];
 }
 
 /** What the CAS sign-in page shows of the app a service belongs to (`GET /v1/cas/service-info`). */
@@ -209,4 +218,6 @@ export interface AuditEventView {
   readonly user_agent: string | null;
   readonly outcome: string;
   readonly detail: Readonly<Record<string, unknown>> | null;
+  /** The app whose service token made the call (docs/interface.md#service-accounts); null for a person. */
+  readonly actor_client_id: string | null;
 }

@@ -1,7 +1,7 @@
 /**
  * The apps table: its queries and its row mappers (docs/architecture.md#storage). `findClient` authenticates
  * every client on the token endpoint, so it is a hand-written statement per database (prepared on SQLite, on
- * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the six columns client
+ * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the columns client
  * authentication and the grants need; `find`, the whole app, is one too. Writes are on disk before they are answered
  * (`writeDurably`).
  */
@@ -43,6 +43,8 @@ export function toApp(row: AppRow): AppRecord {
     homepageUrl: row.homepage_url,
     casServices: parseList(row.cas_services),
     deviceGrant: row.device_grant === 1,
+    clientCredentials: row.client_credentials === 1,
+    allowedScopes: parseList(row.allowed_scopes),
   };
 }
 
@@ -65,6 +67,8 @@ function appRow(app: AppRecord): AppRow {
     homepage_url: app.homepageUrl ?? null,
     cas_services: JSON.stringify(app.casServices ?? []),
     device_grant: bit(app.deviceGrant ?? false),
+    client_credentials: bit(app.clientCredentials ?? false),
+    allowed_scopes: JSON.stringify(app.allowedScopes ?? []),
   };
 }
 
@@ -95,10 +99,13 @@ interface ClientRow {
   allow_refresh_tokens: number;
   allowed_groups: string;
   device_grant: number;
+  client_credentials: number;
+  allowed_scopes: string;
 }
 
 const CLIENT_COLUMNS =
-  'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups, a.device_grant';
+  'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups, a.device_grant, ' +
+  'a.client_credentials, a.allowed_scopes';
 
 function toClient(row: ClientRow): ClientRecord {
   return {
@@ -109,6 +116,8 @@ function toClient(row: ClientRow): ClientRecord {
     // Every grant checks it (docs/interface.md#people-groups-and-audit); most apps name none.
     allowedGroups: parseList(row.allowed_groups),
     deviceGrant: row.device_grant === 1,
+    clientCredentials: row.client_credentials === 1,
+    allowedScopes: parseList(row.allowed_scopes),
   };
 }
 
@@ -164,6 +173,8 @@ export class Apps extends Repository implements AppRepository {
     if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
     if (changes.casServices !== undefined) set.cas_services = JSON.stringify(changes.casServices);
     if (changes.deviceGrant !== undefined) set.device_grant = bit(changes.deviceGrant);
+    if (changes.clientCredentials !== undefined) set.client_credentials = bit(changes.clientCredentials);
+    if (changes.allowedScopes !== undefined) set.allowed_scopes = JSON.stringify(changes.allowedScopes);
     if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
     const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
     return writeOneDurably(this.connection, query);
@@ -180,6 +191,7 @@ export class Apps extends Repository implements AppRepository {
       'logout_deliveries',
       'cas_tickets',
       'device_authorizations',
+      'service_tokens',
       'apps',
     ] as const;
     const changes = await writeDurably(

@@ -3,7 +3,8 @@
  * a time (keyset pagination: the next page starts below the last row seen, so a page costs the same however
  * deep it is).
  */
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import { inScope } from './roles.js';
 import { Repository, nullableNumber } from './connection.js';
 import type { Database } from './schema.js';
 import type { AuditEventRecord, AuditQuery, AuditRepository } from './store.js';
@@ -21,6 +22,7 @@ function toAuditEvent(row: AuditRow): AuditEventRecord {
     userAgent: row.user_agent,
     outcome: row.outcome,
     detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>),
+    actorClientId: row.actor_client_id ?? null,
   };
 }
 
@@ -38,6 +40,7 @@ export class AuditEvents extends Repository implements AuditRepository {
         user_agent: event.userAgent,
         outcome: event.outcome,
         detail: event.detail === null ? null : JSON.stringify(event.detail),
+        actor_client_id: event.actorClientId ?? null,
       })
       .execute();
   }
@@ -47,6 +50,17 @@ export class AuditEvents extends Repository implements AuditRepository {
     if (query.uin !== undefined) {
       const uin = query.uin;
       select = select.where((eb) => eb.or([eb('actor_uin', '=', uin), eb('target', '=', `user:${uin}`)]));
+    }
+    const about = query.about;
+    if (about !== undefined) {
+      // By or on one of the scope's users: `target` is `user:<uin>` (domain/audit.ts userTarget).
+      const scoped = this.db.selectFrom('users').where((eb) => inScope(eb, about));
+      select = select.where((eb) =>
+        eb.or([
+          eb('actor_uin', 'in', scoped.select('users.uin')),
+          eb('target', 'in', scoped.select(sql<string>`'user:' || cast(users.uin as text)`.as('target'))),
+        ]),
+      );
     }
     if (query.actions !== undefined && query.actions.length > 0) {
       select = select.where('action', 'in', [...query.actions]);

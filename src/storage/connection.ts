@@ -85,7 +85,8 @@ type ExpiringTable =
   | 'pending_sign_ins'
   | 'webauthn_challenges'
   | 'device_authorizations'
-  | 'phone_sign_ins';
+  | 'phone_sign_ins'
+  | 'service_tokens';
 
 /**
  * What every repository of this folder is built on: the connection, the Kysely instance over it, and the

@@ -92,6 +92,10 @@ export interface AppRecord {
   readonly casServices?: readonly string[];
   /** docs/interface.md#device-authorization-grant: the app may use RFC 8628's device grant (absent: no). */
   readonly deviceGrant?: boolean;
+  /** docs/interface.md#service-accounts-client-credentials: RFC 6749 §4.4 tokens for itself (absent: no). */
+  readonly clientCredentials?: boolean;
+  /** The scopes its client_credentials tokens may carry (absent: none). */
+  readonly allowedScopes?: readonly string[];
 }
 
 /**
@@ -101,7 +105,14 @@ export interface AppRecord {
  */
 export type ClientRecord = Pick<
   AppRecord,
-  'clientId' | 'secretHash' | 'disabled' | 'allowRefreshTokens' | 'allowedGroups' | 'deviceGrant'
+  | 'clientId'
+  | 'secretHash'
+  | 'disabled'
+  | 'allowRefreshTokens'
+  | 'allowedGroups'
+  | 'deviceGrant'
+  | 'clientCredentials'
+  | 'allowedScopes'
 >;
 
 export interface LogoutAttempt {
@@ -282,6 +293,8 @@ export interface UserListQuery {
   readonly group?: UserGroup | undefined;
   /** Only users carrying this group tag. */
   readonly tag?: string | undefined;
+  /** Only the users of this scope (a role holder's list). */
+  readonly scope?: UserScope | undefined;
   readonly offset: number;
   readonly limit: number;
 }
@@ -318,11 +331,23 @@ export interface AuditEventRecord {
   readonly outcome: string;
   /** Never a secret. */
   readonly detail: Readonly<Record<string, unknown>> | null;
+  /** The app whose service token made the call (docs/interface.md#service-accounts); null for a person. */
+  readonly actorClientId?: string | null;
+}
+
+/**
+ * The people a helpdesk member or an auditor sees (docs/interface.md#roles): not admins, holding no role,
+ * carrying at least one of these group tags.
+ */
+export interface UserScope {
+  readonly anyTags: readonly string[];
 }
 
 export interface AuditQuery {
   /** Events by this uin or on the user with this uin. */
   readonly uin?: number | undefined;
+  /** Only events by or on the users of this scope (a role holder's audit view). */
+  readonly about?: UserScope | undefined;
   readonly actions?: readonly string[] | undefined;
   readonly outcome?: string | undefined;
   /** Epoch ms, inclusive. */

@@ -32,6 +32,7 @@ import type {
   WebAuthnChallengeRecord,
   WebAuthnPurpose,
 } from './records.js';
+import type { RoleGrant } from '../shared/roles.js';
 
 export interface ResetCodeRepository {
   /** Stores the user's code, replacing any earlier one. */
@@ -82,6 +83,15 @@ export interface UserRepository {
   listDormant(before: number, limit: number): Promise<UserRecord[]>;
 }
 
+/** The roles users hold beside `user_group` (docs/interface.md#roles). */
+export interface RoleRepository {
+  forUser(uin: number): Promise<RoleGrant[]>;
+  /** The roles of each of these uins that holds any. */
+  forUsers(uins: readonly number[]): Promise<Map<number, RoleGrant[]>>;
+  /** Replaces the user's roles with these (none: the user holds no role any more). */
+  replace(uin: number, grants: readonly RoleGrant[], at: number): Promise<void>;
+}
+
 export interface AppRepository {
   find(clientId: string): Promise<AppRecord | undefined>;
   /** Client authentication's read: only the columns it needs (a hot path). */
@@ -105,6 +115,8 @@ export interface AppRepository {
         | 'homepageUrl'
         | 'casServices'
         | 'deviceGrant'
+        | 'clientCredentials'
+        | 'allowedScopes'
       >
     >,
   ): Promise<boolean>;

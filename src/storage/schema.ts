@@ -44,6 +44,10 @@ export interface AppsTable {
   cas_services: string;
   /** 0014-device-grant: 0/1, the app may use the Device Authorization Grant (RFC 8628). */
   device_grant: number;
+  /** 0016-service-accounts: 0/1, the app may use the client_credentials grant (RFC 6749 §4.4). */
+  client_credentials: number;
+  /** 0016-service-accounts: JSON array of the scopes its client_credentials tokens may carry. */
+  allowed_scopes: string;
 }
 
 export interface SessionsTable {
@@ -193,6 +197,17 @@ export interface AuditEventsTable {
   outcome: string;
   /** JSON object, never a secret. */
   detail: string | null;
+  /** 0015-roles: the app whose service token made the call (docs/interface.md#service-accounts). */
+  actor_client_id: string | null;
+}
+
+/** A role a user holds beside `user_group` (0015-roles; docs/interface.md#roles). */
+export interface UserRolesTable {
+  uin: number;
+  role: string;
+  /** JSON array of group tags. */
+  groups: string;
+  granted_at: number;
 }
 
 /** Which apps received an id_token in which session (Back-Channel Logout 1.0 §2.1). */
@@ -280,6 +295,16 @@ export interface PhoneSignInsTable {
   user_agent: string | null;
 }
 
+/** An access token issued to an app for itself, without a user (RFC 6749 §4.4; 0016-service-accounts). */
+export interface ServiceTokensTable {
+  token_hash: string;
+  client_id: string;
+  scope: string;
+  created_at: number;
+  expires_at: number;
+  revoked: number;
+}
+
 export interface Database {
   users: UsersTable;
   apps: AppsTable;
@@ -303,4 +328,6 @@ export interface Database {
   cas_tickets: CasTicketsTable;
   device_authorizations: DeviceAuthorizationsTable;
   phone_sign_ins: PhoneSignInsTable;
+  user_roles: UserRolesTable;
+  service_tokens: ServiceTokensTable;
 }

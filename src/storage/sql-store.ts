@@ -6,6 +6,7 @@
 import { Migrator, sql } from 'kysely';
 import { Apps } from './apps.js';
 import { AuditEvents } from './audit.js';
+import { UserRoles } from './roles.js';
 import { CasTickets } from './cas-tickets.js';
 import { Codes } from './codes.js';
 import { type Connection, transactionQuerier } from './connection.js';
@@ -19,6 +20,7 @@ import { SecondFactors } from './second-factors.js';
 import { Readiness } from './readiness.js';
 import { ResetCodes } from './reset-codes.js';
 import { LogoutSignal, Logouts } from './logouts.js';
+import { ServiceTokens } from './service-tokens.js';
 import { Sessions } from './sessions.js';
 import { SigningKeys } from './signing-keys.js';
 import type { Exclusive, PurgeReport, Repositories, Store } from './store.js';
@@ -52,6 +54,8 @@ function repositoriesOver(connection: Connection, logoutsQueued: LogoutSignal): 
     casTickets: new CasTickets(connection),
     deviceAuthorizations: new DeviceAuthorizations(connection),
     phoneSignIns: new PhoneSignIns(connection),
+    roles: new UserRoles(connection),
+    serviceTokens: new ServiceTokens(connection),
   };
 }
 
@@ -76,6 +80,8 @@ export class SqlStore implements Store {
   private readonly exclusiveWork: ExclusiveWork;
   readonly deviceAuthorizations: DeviceAuthorizations;
   readonly phoneSignIns: PhoneSignIns;
+  readonly roles: UserRoles;
+  readonly serviceTokens: ServiceTokens;
   private readonly logoutsQueued = new LogoutSignal();
 
   constructor(
@@ -104,6 +110,8 @@ export class SqlStore implements Store {
     this.exclusiveWork = new ExclusiveWork(connection);
     this.deviceAuthorizations = new DeviceAuthorizations(connection);
     this.phoneSignIns = new PhoneSignIns(connection);
+    this.roles = new UserRoles(connection);
+    this.serviceTokens = new ServiceTokens(connection);
   }
 
   exclusive<T>(name: string, work: () => Promise<T>): Promise<Exclusive<T>> {
@@ -210,7 +218,9 @@ export class SqlStore implements Store {
 
   async purgeExpired(now: number, auditRetentionDays?: number): Promise<PurgeReport> {
     const codes = await this.codes.purgeExpired(now);
-    const { accessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
+    const { accessTokens: userAccessTokens, refreshTokens } = await this.tokens.purgeExpired(now);
+    // Service tokens are access tokens too (an app's own, RFC 6749 §4.4): counted with them.
+    const accessTokens = userAccessTokens + (await this.serviceTokens.purgeExpired(now));
     const sessions = await this.sessions.purgeExpired(now);
     const throttles = await this.throttles.purgeExpired(now);
     // Unfinished ceremonies are not worth a line in the report.

@@ -15,6 +15,7 @@ import type {
   ConsentRepository,
   DeviceAuthorizationRepository,
   PhoneSignInRepository,
+  RoleRepository,
   LogoutRepository,
   PendingSignInRepository,
   ResetCodeRepository,
@@ -26,9 +27,11 @@ import type {
   UserRepository,
   WebAuthnChallengeRepository,
 } from './repositories.js';
+import type { ServiceTokenRepository } from './service-token-records.js';
 
 export * from './records.js';
 export * from './repositories.js';
+export * from './service-token-records.js';
 
 /** Every repository of the Store: what `store.transaction` hands its work, bound to the transaction. */
 export interface Repositories {
@@ -49,6 +52,8 @@ export interface Repositories {
   readonly casTickets: CasTicketRepository;
   readonly deviceAuthorizations: DeviceAuthorizationRepository;
   readonly phoneSignIns: PhoneSignInRepository;
+  readonly roles: RoleRepository;
+  readonly serviceTokens: ServiceTokenRepository;
 }
 
 export interface Store extends Repositories {

@@ -15,6 +15,7 @@ import {
   writeOneDurably,
 } from './connection.js';
 import type { Database } from './schema.js';
+import { inScope } from './roles.js';
 import type {
   NewUserRecord,
   UserGroup,
@@ -122,6 +123,8 @@ export class Users extends Repository implements UserRepository {
       base = base.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
     }
     if (query.group) base = base.where('user_group', '=', query.group);
+    const scope = query.scope;
+    if (scope) base = base.where((eb) => inScope(eb, scope));
     if (query.tag) {
       // The JSON array holds each tag quoted; tags have no quotes or backslashes of their own.
       base = base.where(sql<boolean>`groups like ${`%"${likeEscaped(query.tag)}"%`} escape '\\'`);

@@ -508,6 +508,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         locked_until: null,
         source: 'local',
         second_factors: [],
+        roles: [],
       });
       await signIn(server, uin);
     });
@@ -615,6 +616,7 @@ describeOnDatabases('admin API', { user: { group: 'admin', uin: 10_001 } }, (fix
         locked_until: null,
         source: 'local',
         second_factors: [],
+        roles: [],
       });
     });
 

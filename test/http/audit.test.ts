@@ -222,7 +222,7 @@ describeOnDatabases('audit trail', { user: 'admin' }, ({ server, user }) => {
         .replace(/^\uFEFF/, '')
         .trim()
         .split('\r\n');
-      expect(lines[0]).toBe('at,actor_uin,action,target,outcome,ip,user_agent,detail');
+      expect(lines[0]).toBe('at,actor_uin,action,target,outcome,ip,user_agent,detail,actor_client_id');
       expect(lines).toHaveLength(2);
       expect(lines[1]).toContain(
         `,${uin},sign_in,user:${uin},success,127.0.0.1,"'=HYPERLINK(""http://evil.example"",""x"")",`,

@@ -26,6 +26,11 @@ export function registerCsrfCheck(app: FastifyInstance, config: Config): void {
 
   const checked = (request: FastifyRequest): boolean => {
     const csrf = request.routeOptions.config.csrf;
+    // docs/interface.md#service-accounts: a service token is sent by a program, never by a browser on its
+    // own (Authorization is no CORS-safelisted header), and these routes then ignore the cookie.
+    if (request.routeOptions.config.bearerTokens === true && request.headers.authorization !== undefined) {
+      return false;
+    }
     if (csrf !== 'json-only') return csrf === true;
     return !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
   };

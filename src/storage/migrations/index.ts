@@ -11,6 +11,8 @@ import { secondFactorTrust } from './0009-second-factor-trust.js';
 import { cas } from './0012-cas.js';
 import { userSource } from './0013-user-source.js';
 import { deviceGrant } from './0014-device-grant.js';
+import { roles } from './0015-roles.js';
+import { serviceAccounts } from './0016-service-accounts.js';
 
 /**
  * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
@@ -30,6 +32,8 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012-cas': cas,
   '0013-user-source': userSource,
   '0014-device-grant': deviceGrant,
+  '0015-roles': roles,
+  '0016-service-accounts': serviceAccounts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -18,6 +18,7 @@ import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput, UinInput, optional } from '../../schemas.js';
 import { beginSecondFactorSignIn, endPreviousSignIn, startSignedInSession } from './second-factor-sign-in.js';
 import { clearSessionCookie, findSignedIn, readSessionCookies } from '../../session-cookie.js';
+import { rolesOf } from '../../../domain/roles.js';
 
 const LoginBody = Type.Object(
   {
@@ -163,6 +164,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       ...userView(signedIn.user),
       ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
       ...(signedIn.user.source === 'ldap' && { source: 'ldap' as const }),
+      roles: await rolesOf(ctx, signedIn.user.uin),
     };
     return ok(me);
   });

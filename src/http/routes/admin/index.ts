@@ -1,26 +1,34 @@
 import { type RoutePlugin, registerAll } from '../../route-plugin.js';
-import { adminAppRoutes } from './apps.js';
+import { adminAppReadRoutes } from './apps-read.js';
+import { adminAppWriteRoutes } from './apps-write.js';
+import { adminAppSecretRoutes } from './apps-secret.js';
 import { adminAuditRoutes } from './audit.js';
-import { requireAdmin } from './require-admin.js';
+import { registerAdminGate } from './gate.js';
 import { adminSecondFactorRoutes } from './second-factors.js';
+import { adminUserChangeRoutes } from './user-change.js';
+import { adminUserCreateRoutes } from './user-create.js';
 import { adminUserImportRoutes } from './user-import.js';
+import { adminUserReadRoutes } from './users-read.js';
 import { adminUserRecoveryRoutes } from './user-recovery.js';
 import { adminUsersBulkRoutes } from './users-bulk.js';
 import { adminUserSignOutRoutes } from './user-sign-out.js';
-import { adminUserRoutes } from './users.js';
 
 /** The admin JSON API (docs/interface.md#admin-api). */
 export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
-  // Fastify encapsulation: this hook guards the routes registered inside this plugin, never the public ones.
-  app.addHook('onRequest', requireAdmin(ctx));
+  // Fastify encapsulation: the gate guards the routes registered inside this plugin, never the public ones.
+  registerAdminGate(app, ctx);
   // Answers carry client secrets and account lists: no browser or proxy may keep them.
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('cache-control', 'no-store');
     return payload;
   });
   await registerAll(app, ctx, [
-    adminAppRoutes,
-    adminUserRoutes,
+    adminAppReadRoutes,
+    adminAppWriteRoutes,
+    adminAppSecretRoutes,
+    adminUserReadRoutes,
+    adminUserCreateRoutes,
+    adminUserChangeRoutes,
     adminUserImportRoutes,
     adminSecondFactorRoutes,
     adminUsersBulkRoutes,

@@ -5,7 +5,7 @@
  */
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { auditAdminOnUser } from './require-admin.js';
+import { auditAdminOnUser } from './audit-actor.js';
 import { adminUserAction } from './user-action.js';
 
 export const adminSecondFactorRoutes: RoutePlugin = async (app, { ctx }) => {

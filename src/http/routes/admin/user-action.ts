@@ -3,7 +3,7 @@ import type { AppContext } from '../../../app-context.js';
 import type { Envelope } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { UinParams, rejectBody } from './schemas.js';
-import { existingUserUin } from './users.js';
+import { existingUserUin } from './user-fields.js';
 
 /**
  * An admin's action on one existing user, with no body: `POST` or `DELETE /v1/admin/users/:uin/…`
@@ -21,7 +21,8 @@ export function adminUserAction<T>(
     method,
     url,
     schema: { params: UinParams },
-    config: { csrf: true },
+    // docs/interface.md#roles: an admin, a helpdesk member for their people, a token with admin:users:write.
+    config: { csrf: true, permission: { action: 'users.help', target: 'path-user' } },
     handler: async (request) => {
       rejectBody(request);
       return act(await existingUserUin(ctx, request.params.uin), request);

@@ -4,7 +4,7 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { IMPORT_COLUMNS } from '../../../shared/people.js';
 import { optional } from '../../schemas.js';
-import { currentAdmin } from './require-admin.js';
+import { auditAdminAction } from './audit-actor.js';
 
 /**
  * The rows' shape is checked here (an array of objects with a line number and no unknown fields); the values
@@ -34,25 +34,26 @@ const IMPORT_BODY_LIMIT = 1024 * 1024;
 export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/import',
-    { schema: { body: ImportBody }, config: { csrf: true }, bodyLimit: IMPORT_BODY_LIMIT },
+    {
+      schema: { body: ImportBody },
+      // docs/interface.md#service-accounts: a roster job's token may import people, never admins.
+      config: { csrf: true, permission: { action: 'users.create', target: 'new-users' } },
+      bodyLimit: IMPORT_BODY_LIMIT,
+    },
     async (request) => {
       const results = await importUsers(ctx, request.body.rows);
       const count = (status: string): number => results.filter((r) => r.status === status).length;
-      const admin = currentAdmin(request).uin;
       const withCodes = results.filter((r) => r.reset_code !== undefined);
       // One event per code, so "who gave this student a reset code?" is answered by their uin.
       for (const row of withCodes) {
-        await ctx.audit.record({
+        await auditAdminAction(ctx, request, {
           action: 'reset_code_issued',
-          actorUin: admin,
           target: `user:${String(row.uin)}`,
           detail: { via: 'import' },
-          request,
         });
       }
-      await ctx.audit.record({
+      await auditAdminAction(ctx, request, {
         action: 'users_imported',
-        actorUin: admin,
         target: `users:${results.length}`,
         detail: {
           rows: results.length,
@@ -63,7 +64,6 @@ export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
           // Whom it created, so "who made this account?" has an answer.
           uins: results.filter((r) => r.status === 'created').map((r) => r.uin),
         },
-        request,
       });
       return ok({ results });
     },

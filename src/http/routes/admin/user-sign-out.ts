@@ -1,5 +1,5 @@
 import { ok } from '../../responses.js';
-import { auditAdminOnUser } from './require-admin.js';
+import { auditAdminOnUser } from './audit-actor.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { adminUserAction } from './user-action.js';
 

@@ -1,4 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.js';
+import { findUser } from '../../../domain/admin-reads.js';
 import type { UserChanges } from '../../../domain/users.js';
 import { GROUP_TAG, MAX_GROUPS } from '../../../shared/people.js';
 import type { UserGroup } from '../../../shared/users.js';
@@ -6,7 +9,8 @@ import { badRequest } from '../../api-error.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { ExpiresAtSchema, checkedExpiry } from './people.js';
-import { currentAdminSession } from './require-admin.js';
+import { auditAdminAction } from './audit-actor.js';
+import { actingSessionOf } from './principal.js';
 import { StringEnum, UserGroupSchema } from './schemas.js';
 
 /** At most this many users per call: a page of the Users table at its largest, several times over. */
@@ -49,35 +53,19 @@ interface BulkResult {
 export const adminUsersBulkRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/admin/users/bulk',
-    { schema: { body: BulkBody }, config: { csrf: true } },
+    {
+      schema: { body: BulkBody },
+      // docs/interface.md#roles: admins, and service tokens on people who are no admin and hold no role.
+      config: { csrf: true, permission: { action: 'users.bulk', target: 'body-users' } },
+    },
     async (request) => {
       const { uins, action, user_group: userGroup, tag, expires_at } = request.body;
       const changesFor = checkedAction(action, userGroup, tag, expires_at);
-      const { session, user: admin } = currentAdminSession(request);
-
-      const results: BulkResult[] = [];
-      for (const uin of new Set(uins)) {
-        const user = await ctx.store.users.find(uin);
-        if (!user) {
-          results.push({ uin, status: 'not_found' });
-          continue;
-        }
-        const changes = changesFor(user.groups);
-        if ('error' in changes) {
-          results.push({ uin, status: 'error', error: changes.error });
-          continue;
-        }
-        const changed = await ctx.users.changeAsAdmin(uin, changes, session);
-        if (changed.outcome === 'changed') results.push({ uin, status: 'changed' });
-        else if (changed.outcome === 'not-found') results.push({ uin, status: 'not_found' });
-        else
-          results.push({ uin, status: 'error', error: 'the service must keep at least one enabled admin' });
-      }
+      const results = await applyToEach(ctx, request, uins, changesFor);
       const count = (status: BulkStatus): number => results.filter((r) => r.status === status).length;
-      await ctx.audit.record({
+      await auditAdminAction(ctx, request, {
         action: 'users_bulk',
         outcome: count('changed') > 0 ? 'success' : 'failure',
-        actorUin: admin.uin,
         target: `users:${results.length}`,
         detail: {
           action,
@@ -90,12 +78,38 @@ export const adminUsersBulkRoutes: RoutePlugin = async (app, { ctx }) => {
           // The first uins, so the event says whom it touched without growing without bound.
           uins: results.slice(0, 50).map((r) => r.uin),
         },
-        request,
       });
       return ok({ results });
     },
   );
 };
+
+/** Changes each user on their own; answers each one's result. */
+async function applyToEach(
+  ctx: AppContext,
+  request: FastifyRequest,
+  uins: readonly number[],
+  changesFor: (groups: readonly string[]) => UserChanges | { readonly error: string },
+): Promise<BulkResult[]> {
+  const results: BulkResult[] = [];
+  for (const uin of new Set(uins)) {
+    const user = await findUser(ctx, uin);
+    if (!user) {
+      results.push({ uin, status: 'not_found' });
+      continue;
+    }
+    const changes = changesFor(user.groups);
+    if ('error' in changes) {
+      results.push({ uin, status: 'error', error: changes.error });
+      continue;
+    }
+    const changed = await ctx.users.changeAsAdmin(uin, changes, actingSessionOf(request));
+    if (changed.outcome === 'changed') results.push({ uin, status: 'changed' });
+    else if (changed.outcome === 'not-found') results.push({ uin, status: 'not_found' });
+    else results.push({ uin, status: 'error', error: 'the service must keep at least one enabled admin' });
+  }
+  return results;
+}
 
 /** Checks the action's own field and answers, per user, the change it makes (from their current tags). */
 function checkedAction(

@@ -3,6 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { credentialKey } from '../../../oauth/credentials.js';
 import { InvalidRequest, UnsupportedGrantType } from '../../../oauth/errors.js';
 import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
+import {
+  CLIENT_CREDENTIALS_GRANT_TYPE,
+  grantClientCredentials,
+} from '../../../oauth/grants/client-credentials.js';
 import { DEVICE_CODE_GRANT_TYPE } from '../../../oauth/device/device-authorization.js';
 import { exchangeDeviceCode } from '../../../oauth/grants/device-code.js';
 import { exchangeRefreshToken } from '../../../oauth/grants/refresh-token.js';
@@ -70,6 +74,11 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
       });
     } else if (grantType === DEVICE_CODE_GRANT_TYPE) {
       issued = await exchangeDeviceCode(ctx, client, present(body.device_code));
+    } else if (grantType === CLIENT_CREDENTIALS_GRANT_TYPE) {
+      // RFC 6749 §4.4: a token for the client itself, without a user; RFC 6749 §5.1: never cached.
+      const answer = await grantClientCredentials(ctx, client, present(body.scope));
+      reply.headers(NO_STORE_HEADERS);
+      return answer;
     } else {
       // RFC 6749 §5.2 unsupported_grant_type.
       throw new UnsupportedGrantType(`grant_type '${grantType}' is not supported`);

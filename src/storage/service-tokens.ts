@@ -1,0 +1,90 @@
+/**
+ * The service_tokens table (0016-service-accounts): its queries and row mapper (docs/architecture.md#storage).
+ * Not a hot path: a service job asks for a token and uses it for many calls, so these are Kysely queries.
+ */
+import type { Selectable } from 'kysely';
+import { Repository, bit, parseList } from './connection.js';
+import type { Database } from './schema.js';
+import type {
+  ActiveServiceToken,
+  ServiceTokenRecord,
+  ServiceTokenRepository,
+} from './service-token-records.js';
+
+type ServiceTokenRow = Selectable<Database['service_tokens']>;
+
+function toServiceToken(row: ServiceTokenRow): ServiceTokenRecord {
+  return {
+    tokenHash: row.token_hash,
+    clientId: row.client_id,
+    scope: row.scope,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    revoked: row.revoked === 1,
+  };
+}
+
+export class ServiceTokens extends Repository implements ServiceTokenRepository {
+  async insert(token: ServiceTokenRecord): Promise<void> {
+    await this.db
+      .insertInto('service_tokens')
+      .values({
+        token_hash: token.tokenHash,
+        client_id: token.clientId,
+        scope: token.scope,
+        created_at: token.createdAt,
+        expires_at: token.expiresAt,
+        revoked: bit(token.revoked),
+      })
+      .execute();
+  }
+
+  find(tokenHash: string): Promise<ServiceTokenRecord | undefined> {
+    return this.findBy('service_tokens', 'token_hash', tokenHash, toServiceToken);
+  }
+
+  async findActive(tokenHash: string, now: number): Promise<ActiveServiceToken | undefined> {
+    const row = await this.db
+      .selectFrom('service_tokens as t')
+      .innerJoin('apps as a', 'a.client_id', 't.client_id')
+      .select(['t.token_hash', 't.client_id', 't.scope', 't.created_at', 't.expires_at', 'a.allowed_scopes'])
+      .where('t.token_hash', '=', tokenHash)
+      .where('t.revoked', '=', 0)
+      .where('t.expires_at', '>', now)
+      .where('a.disabled', '=', 0)
+      .where('a.client_credentials', '=', 1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      token: {
+        tokenHash: row.token_hash,
+        clientId: row.client_id,
+        scope: row.scope,
+        createdAt: Number(row.created_at),
+        expiresAt: Number(row.expires_at),
+      },
+      allowedScopes: parseList(row.allowed_scopes),
+    };
+  }
+
+  async revoke(tokenHash: string): Promise<void> {
+    await this.db
+      .updateTable('service_tokens')
+      .set({ revoked: 1 })
+      .where('token_hash', '=', tokenHash)
+      .execute();
+  }
+
+  async revokeForApp(clientId: string): Promise<void> {
+    await this.db
+      .updateTable('service_tokens')
+      .set({ revoked: 1 })
+      .where('client_id', '=', clientId)
+      .where('revoked', '=', 0)
+      .execute();
+  }
+
+  purgeExpired(now: number): Promise<number> {
+    return this.deleteExpired('service_tokens', now);
+  }
+}
