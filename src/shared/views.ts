@@ -48,6 +48,8 @@ export interface MeView extends UserView, PendingPasswordChange {
   readonly source?: 'ldap';
   /** The roles held beside `user_group` (docs/interface.md#roles); empty for most people. */
   readonly roles: readonly RoleGrant[];
+  /** The display name, present only when the person has one (the home page greets them by it). */
+  readonly name?: string;
 }
 
 /** The answer to a sign-in (`POST /v1/account/login`). */

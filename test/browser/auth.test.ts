@@ -170,14 +170,14 @@ describe('GET /#/auth (sign-in and consent page)', () => {
       expect((await answer).status()).toBe(401);
     }
     await page.getByText(/The account is now locked: try again in \d+ s\./).waitFor();
-    expect(await page.getByRole('button', { name: 'Log in', exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isDisabled()).toBe(true);
     // A new page knows nothing of it: the server's 429 says how long to wait.
     await page.reload();
     const throttled = page.waitForResponse((response) => response.url().endsWith('/v1/account/login'));
     await signIn(page, { uin: 50005, password: 'throttled-password' });
     expect((await throttled).status()).toBe(429);
     await page.getByText(/Too many attempts\. Try again in \d+ s\./).waitFor();
-    expect(await page.getByRole('button', { name: 'Log in', exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isDisabled()).toBe(true);
     await context.close();
   });
 });

@@ -274,7 +274,7 @@ describe('the CAS pages in a browser', () => {
     await registerCasApp('Moodle', '🎓', [service]);
   });
 
-  it('shows "Log in to continue to <app>" with a renew notice, and is axe-clean in both languages', async () => {
+  it('shows "Sign in to continue to <app>" with a renew notice, and is axe-clean in both languages', async () => {
     for (const [locale, notice] of [
       ['en-US', 'Moodle asks you to enter your password again.'],
       ['zh-CN', 'Moodle要求您重新输入密码。'],

@@ -221,7 +221,7 @@ export async function openView(page: Page, path: `/#/${string}`): Promise<void> 
 export async function signIn(
   page: Page,
   user: { uin: number; password: string },
-  labels = { uin: 'UIN', password: 'Password', submit: 'Log in' },
+  labels = { uin: 'UIN', password: 'Password', submit: 'Sign in' },
 ): Promise<void> {
   await page.getByLabel(labels.uin, { exact: true }).fill(String(user.uin));
   await page.getByLabel(labels.password, { exact: true }).fill(user.password);

@@ -69,7 +69,8 @@ describe('passkeys (#/account, Sign in with a passkey)', () => {
     await page.getByTestId('passkeys').getByRole('button', { name: 'Remove Test laptop' }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshots(page, 'account-second-factor');
-    await codes.getByRole('button', { name: 'I have saved them' }).click();
+    await codes.getByLabel('I have saved these codes').check();
+    await codes.getByRole('button', { name: 'Done' }).click();
     await codes.waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -121,7 +122,8 @@ describe('passkeys (#/account, Sign in with a passkey)', () => {
     await card.getByRole('button', { name: 'Add a passkey' }).click();
     const codes = page.getByTestId('recovery-codes');
     await codes.waitFor();
-    await codes.getByRole('button', { name: 'I have saved them' }).click();
+    await codes.getByLabel('I have saved these codes').check();
+    await codes.getByRole('button', { name: 'Done' }).click();
 
     await page.request.post('/v1/account/logout', {
       data: {},
@@ -220,7 +222,8 @@ describe('an admin without a second factor (MFA_REQUIRED_GROUPS=admin)', () => {
     expect(recoveryCode).toMatch(/^[A-Z2-7]{5}-[A-Z2-7]{5}$/);
     const download = codes.getByRole('link', { name: 'Download as a text file' });
     expect(await download.getAttribute('download')).toBe('campus-sso-recovery-codes.txt');
-    await codes.getByRole('button', { name: 'I have saved them' }).click();
+    await codes.getByLabel('I have saved these codes').check();
+    await codes.getByRole('button', { name: 'Done' }).click();
 
     await page.goto('/#/admin');
     await page.getByRole('tab', { name: 'Users' }).waitFor();

@@ -58,7 +58,7 @@ describe('a shared computer', () => {
     await page.getByLabel('Password', { exact: true }).fill('student-password-4');
     await page.getByLabel('This is a shared computer').check();
     expect(await seriousA11yViolations(page)).toEqual([]);
-    await page.getByRole('button', { name: 'Log in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const first = page.getByRole('button', { name: 'Authorize', exact: true });
     await Promise.all([page.waitForURL(`${CALLBACK}**`), first.click()]);
     await authorize(page, wiki.client_id);

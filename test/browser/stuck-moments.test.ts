@@ -321,7 +321,7 @@ describe('item 7: the reset path returns to the app', () => {
     await page.locator('main[data-view="/reset"]').waitFor();
     await page.getByRole('link', { name: 'Back to sign in' }).click();
     await page.locator('main[data-view="/auth"]').waitFor();
-    await page.getByText('Log in to continue to 📚 Library.').waitFor();
+    await page.getByText('Sign in to continue to 📚 Library.').waitFor();
     expect(new URL(page.url()).hash).toContain('state=st-7b');
     expect(problems).toEqual([]);
     await context.close();
@@ -415,42 +415,7 @@ describe('item 3: a student who lost a second factor is helped from #/admin', ()
   });
 });
 
-describe('item 1: shown-once screens are seen', () => {
-  it('at 375 px in Chinese: after confirming an authenticator app the recovery codes are in view and focused', async () => {
-    const user = { uin: 3_100_011, password: 'phone-password-311' };
-    await sso.addUser(user.uin, 'user', user.password);
-    const { page, context, problems } = await openPage(browser, sso, PHONE_ZH);
-    await signInByApi(page, user);
-    await openView(page, '/#/account');
-    const card = page.getByTestId('second-factors');
-    await card.getByRole('button', { name: '设置身份验证器应用' }).click();
-    const secret = (await card.getByTestId('totp-secret').textContent())!.replace(/\s+/g, '');
-    await card
-      .getByLabel('应用显示的验证码', { exact: true })
-      .fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) }));
-    await card.getByRole('button', { name: '确认', exact: true }).click();
-    const codes = page.getByTestId('recovery-codes');
-    await codes.waitFor();
-    await expect
-      .poll(() =>
-        page.evaluate(
-          () =>
-            (
-              globalThis as unknown as {
-                document: { activeElement: { getAttribute(n: string): string | null } | null };
-              }
-            ).document.activeElement?.getAttribute('data-testid') ?? '',
-        ),
-      )
-      .toBe('recovery-codes');
-    await expect.poll(() => inViewport(codes.locator('li').first())).toBe(true);
-    await codes.getByRole('button', { name: '我已保存' }).waitFor();
-    expect(await a11yViolations(page)).toEqual([]);
-    await page.screenshot({ path: 'test-artifacts/screenshots/stuck-1-recovery-codes-zh-375.png' });
-    expect(problems).toEqual([]);
-    await context.close();
-  });
-});
+// Item 1 (shown-once screens) is test/browser/shown-once.test.ts.
 
 describe('item 4: admin tables fit a 1280×800 screen', () => {
   it('keeps the UIN pinned while the Users table scrolls sideways, and nothing is wider than the page', async () => {

@@ -23,3 +23,23 @@ export function readAuthorizationParams(
 export function isComplete(params: Partial<AuthorizationParams>): params is AuthorizationParams {
   return Boolean(params.client_id) && Boolean(params.redirect_uri);
 }
+
+/** The profile claims the requested scopes let the app read (docs/interface.md#people-groups-and-audit). */
+export type ProfileClaim = 'readName' | 'readEmail' | 'readGroups';
+
+export function profileClaims(params: Partial<AuthorizationParams>): ProfileClaim[] {
+  const scopes = (params.scope ?? '').split(' ');
+  const claims = { profile: 'readName', email: 'readEmail', groups: 'readGroups' } as const;
+  return (['profile', 'email', 'groups'] as const)
+    .filter((scope) => scopes.includes(scope))
+    .map((scope) => claims[scope]);
+}
+
+/** The app's address (the redirect URI's host), so two apps of the same name are told apart; '' if none. */
+export function redirectHost(params: Partial<AuthorizationParams>): string {
+  try {
+    return params.redirect_uri ? new URL(params.redirect_uri).host : '';
+  } catch {
+    return '';
+  }
+}

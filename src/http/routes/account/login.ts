@@ -165,6 +165,7 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
       ...(signedIn.user.source === 'ldap' && { source: 'ldap' as const }),
       roles: await rolesOf(ctx, signedIn.user.uin),
+      ...(signedIn.user.name && { name: signedIn.user.name }),
     };
     return ok(me);
   });
