@@ -376,6 +376,8 @@ describe('#/admin by role', () => {
     const { page, context, problems } = await openPage(browser, sso);
     await signInByApi(page, ADMIN);
     await openUsers(page);
+    await page.getByLabel('Search by UIN or name').fill(String(teacher.uin));
+    await expect.poll(() => page.getByTestId('users-table').innerText()).toContain('1 user');
     await userRowAction(page, teacher.uin, 'Profile');
     const dialog = page.getByTestId('user-profile');
     await dialog.getByTestId('add-role').click();

@@ -718,6 +718,7 @@ const en = {
     someFailed: '{n} got no code: {uins}. A directory account’s password is changed in the directory.',
   },
   usersList: {
+    region: 'User list',
     applyTo: 'Apply to {n} user | Apply to {n} users',
     pageSelected: 'The {n} user on this page is selected. | All {n} users on this page are selected.',
     selectAll: 'Select all {n} matching users | Select all {n} matching users',

@@ -685,6 +685,7 @@ const zhCN: MessageSchema = {
     someFailed: '{n} 个账号没有得到重置码：{uins}。目录账号的密码要在学校目录中修改。',
   },
   usersList: {
+    region: '用户列表',
     applyTo: '应用到 {n} 个用户 | 应用到 {n} 个用户',
     pageSelected: '已选中本页的 {n} 个用户。 | 已选中本页的全部 {n} 个用户。',
     selectAll: '选中全部 {n} 个符合条件的用户 | 选中全部 {n} 个符合条件的用户',
