@@ -19,6 +19,7 @@ import {
   startWorld,
   stopWorld,
   type TestPage,
+  userRowAction,
 } from './helpers.js';
 
 let sso: Sso;
@@ -110,7 +111,8 @@ describe('#/admin on a phone (375 px)', () => {
     await openAdmin(page);
     expect(await expectButtonsOnScreen(page, 'apps-table', 'Library')).toBe(4);
     await page.getByRole('tab', { name: 'Users' }).click();
-    expect(await expectButtonsOnScreen(page, 'users-table', String(MEMBER.uin))).toBeGreaterThanOrEqual(2);
+    // The row's actions are one menu button.
+    expect(await expectButtonsOnScreen(page, 'users-table', String(MEMBER.uin))).toBeGreaterThanOrEqual(1);
     expect(await page.getByTestId('users-table').getAttribute('class')).toContain('table--stacked');
     // Back to a wide window, the same page is a table again, which scrolls inside itself if it must.
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -207,7 +209,7 @@ describe('OAuth 2 applications panel', () => {
     const created = await sso.addApp('Sports', '⚽');
     await openAdmin(page);
     const row = page.getByTestId('apps-table').getByRole('row').filter({ hasText: created.client_id });
-    await row.getByRole('button', { name: 'Disable' }).click();
+    await userRowAction(page, 4000001, 'Disable');
     await page.getByRole('dialog').getByRole('button', { name: 'Disable', exact: true }).click();
     await row.getByText('Disabled', { exact: true }).waitFor();
     await row.getByRole('button', { name: 'Enable' }).click();
@@ -296,7 +298,7 @@ describe('Users panel', () => {
     await page.getByLabel('Search by UIN').fill('4000001');
     const row = page.getByTestId('users-table').getByRole('row').filter({ hasText: '4000001' });
     await row.waitFor();
-    await row.getByRole('button', { name: 'Reset password' }).click();
+    await userRowAction(page, 4000001, 'Reset password');
     await page.getByLabel('Password', { exact: true }).fill('second-password');
     await page.getByRole('dialog').getByRole('button', { name: 'Reset password' }).click();
     await page.getByText('The password of 4000001 was changed.').waitFor();
@@ -307,7 +309,7 @@ describe('Users panel', () => {
     });
     expect(login.status).toBe(200);
 
-    await row.getByRole('button', { name: 'Disable' }).click();
+    await userRowAction(page, 4000001, 'Disable');
     await page.getByRole('dialog').getByRole('button', { name: 'Disable', exact: true }).click();
     await row.getByText('Disabled', { exact: true }).waitFor();
     await context.close();

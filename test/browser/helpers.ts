@@ -337,3 +337,9 @@ export async function stopWorld(world: Partial<World>): Promise<void> {
   await world.browser?.close();
   await world.sso?.stop();
 }
+
+/** Picks an action from a Users row's **Actions** menu on `#/admin` (the row's actions live in that menu). */
+export async function userRowAction(page: Page, uin: number, action: string): Promise<void> {
+  await page.getByRole('button', { name: `Actions ${uin}`, exact: true }).click();
+  await page.getByRole('menu').getByRole('menuitem', { name: action, exact: true }).click();
+}

@@ -19,6 +19,7 @@ import {
   startWorld,
   stopWorld,
   type World,
+  userRowAction,
 } from './helpers.js';
 
 let sso: Sso;
@@ -178,7 +179,7 @@ describe('Users panel: Sign out everywhere', () => {
     await signInByApi(page, ADMIN);
     await page.goto('/#/admin');
     await page.getByRole('tab', { name: 'Users' }).click();
-    await page.getByRole('button', { name: `Sign out everywhere ${MEMBER.uin}` }).click();
+    await userRowAction(page, MEMBER.uin, 'Sign out everywhere');
     // The confirmation toast lives three seconds: a loaded machine may not look while it shows, so every
     // text shown in a toast is recorded from now on (a function evaluated in the page, which the CSP allows).
     await page.evaluate(() => {

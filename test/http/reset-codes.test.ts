@@ -49,6 +49,31 @@ describeOnDatabases('reset codes', { transport: 'inject', user: 'admin' }, ({ se
       expect(JSON.stringify(events)).not.toContain(code);
     });
 
+    it('lives the 1 to 14 days the admin chose, and says so in the audit trail', async () => {
+      const uin = freshUin();
+      await server.ctx.users.create(uin, PASSWORD, 'user');
+      const before = Date.now();
+      const response = await admin.call('POST', `/v1/admin/users/${uin}/reset-code`, { days: 14 });
+      expect(response.status).toBe(200);
+      const { expires_at } = (await json<Envelope<{ expires_at: string }>>(response)).data;
+      const days = (Date.parse(expires_at) - before) / (24 * 3600 * 1000);
+      expect(days).toBeGreaterThan(13.99);
+      expect(days).toBeLessThan(14.01);
+      const events = await server.ctx.store.audit.list({ uin, limit: 10 });
+      expect(events.find((e) => e.action === 'reset_code_issued')?.detail).toEqual({ days: 14 });
+    });
+
+    it('refuses a lifetime outside 1 to 14 whole days with 400, issuing nothing', async () => {
+      const uin = freshUin();
+      await server.ctx.users.create(uin, PASSWORD, 'user');
+      for (const days of [0, 15, 2.5, '7']) {
+        const response = await admin.call('POST', `/v1/admin/users/${uin}/reset-code`, { days });
+        expect(response.status).toBe(400);
+      }
+      const events = await server.ctx.store.audit.list({ uin, limit: 10 });
+      expect(events.filter((e) => e.action === 'reset_code_issued')).toEqual([]);
+    });
+
     it('answers 404 code 5 for an unknown user', async () => {
       const response = await admin.call('POST', `/v1/admin/users/${freshUin()}/reset-code`, {});
       expect(response.status).toBe(404);

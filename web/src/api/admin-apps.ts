@@ -1,7 +1,7 @@
 /** Admin: applications (README "Admin API"). */
 
 import { call, enc } from './http';
-import type { AppLogoutFields, AppView } from './types';
+import type { AppLogoutFields, AppServiceFields, AppView } from './types';
 
 export const adminAppsApi = {
   listApps: () => call<{ apps: AppView[] }>('GET', '/v1/admin/apps'),
@@ -15,7 +15,8 @@ export const adminAppsApi = {
       homepage_url?: string | null;
       cas_services?: string[];
       device_grant?: boolean;
-    } & AppLogoutFields,
+    } & AppLogoutFields &
+      AppServiceFields,
   ) => call<{ app: AppView; client_secret: string }>('POST', '/v1/admin/apps', app),
   updateApp: (
     clientId: string,
@@ -32,7 +33,8 @@ export const adminAppsApi = {
         | 'homepage_url'
         | 'device_grant'
       >
-    > & { cas_services?: string[] } & AppLogoutFields,
+    > & { cas_services?: string[] } & AppLogoutFields &
+      AppServiceFields,
   ) => call<{ app: AppView }>('PATCH', `/v1/admin/apps/${enc(clientId)}`, patch),
   rotateSecret: (clientId: string) =>
     call<{ client_id: string; client_secret: string }>(

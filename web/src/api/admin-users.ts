@@ -36,8 +36,13 @@ export const adminUsersApi = {
     call<{ results: BulkResult[] }>('POST', '/v1/admin/users/bulk', request),
   unlockUser: (uin: number) => call<object>('POST', `/v1/admin/users/${uin}/unlock`, {}),
   removeSecondFactors: (uin: number) => call<object>('DELETE', `/v1/admin/users/${uin}/second-factors`),
-  issueResetCode: (uin: number) =>
-    call<{ code: string; expires_at: string }>('POST', `/v1/admin/users/${uin}/reset-code`, {}),
+  /** `days`: the code's lifetime, 1 to 14 (without it, 24 hours). */
+  issueResetCode: (uin: number, days?: number) =>
+    call<{ code: string; expires_at: string }>(
+      'POST',
+      `/v1/admin/users/${uin}/reset-code`,
+      days === undefined ? {} : { days },
+    ),
   audit: (filters: AuditFilters & { cursor?: string; limit?: number }) =>
     call<{ events: AuditEventView[]; next_cursor: string | null }>(
       'GET',

@@ -94,6 +94,8 @@ export interface UserProfilePatch {
   email?: string | null;
   groups?: string[];
   expires_at?: string | null;
+  /** docs/interface.md#delegated-administration: every role of the user at once (admins only). */
+  roles?: RoleGrant[];
 }
 
 export type BulkAction = 'set_group' | 'add_tag' | 'remove_tag' | 'set_expiry' | 'disable' | 'enable';
@@ -118,4 +120,16 @@ export interface AuditFilters {
   outcome?: string;
   since?: string;
   until?: string;
+}
+
+/** docs/interface.md#delegated-administration: a role beside `user_group`, and the group tags it covers. */
+export interface RoleGrant {
+  readonly role: 'helpdesk' | 'auditor';
+  readonly groups: readonly string[];
+}
+
+/** An app's service-account settings (docs/interface.md#service-accounts); confidential apps only. */
+export interface AppServiceFields {
+  client_credentials?: boolean;
+  allowed_scopes?: string[];
 }

@@ -29,3 +29,17 @@ export function labelledColumns<T>(columns: DataTableColumns<T>): DataTableColum
     return { ...column, cellProps: () => attributes };
   });
 }
+
+/**
+ * A table that scrolls sideways must scroll from the keyboard too (WCAG 2.1.1), also when its rows hold
+ * nothing focusable (an auditor's read-only list): its scrolling box becomes a focusable, named region.
+ */
+export function focusableScrollRegion(wrapper: HTMLElement | null, name: string): void {
+  for (const box of wrapper?.querySelectorAll<HTMLElement>(
+    '.n-data-table-base-table-body .n-scrollbar-container',
+  ) ?? []) {
+    box.tabIndex = 0;
+    box.setAttribute('role', 'region');
+    box.setAttribute('aria-label', name);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * What `#/admin` shows to whom (docs/interface.md#delegated-administration): an admin everything; a
+ * helpdesk member the Users tab with the actions that get a person back in; an auditor Users and Audit,
+ * read only. The server enforces each of these on its own; the page only leaves out what would be refused.
+ */
+import type { MeView, RoleGrant } from '../api';
+
+export type AdminPanel = 'apps' | 'users' | 'audit';
+
+export interface AdminAbilities {
+  readonly panels: readonly AdminPanel[];
+  /** Add users and import CSV. */
+  readonly addUsers: boolean;
+  /** Name, email, group tags, expiry, `user_group`, disable, roles, and the bulk changes of them. */
+  readonly manageUsers: boolean;
+  /** Unlock, reset codes and sign-in cards, set a password, sign out everywhere, remove second factors. */
+  readonly recoverUsers: boolean;
+  /** The groups a helpdesk member or auditor covers (empty for an admin: everyone). */
+  readonly groups: readonly string[];
+}
+
+/** The roles of the signed-in person; an answer without the field means none. */
+export function rolesOf(me: MeView): readonly RoleGrant[] {
+  const roles = (me as MeView & { roles?: unknown }).roles;
+  return Array.isArray(roles) ? (roles as RoleGrant[]) : [];
+}
+
+export function abilitiesOf(me: MeView): AdminAbilities | null {
+  if (me.user_group === 'admin') {
+    return {
+      panels: ['apps', 'users', 'audit'],
+      addUsers: true,
+      manageUsers: true,
+      recoverUsers: true,
+      groups: [],
+    };
+  }
+  const roles = rolesOf(me);
+  const helpdesk = roles.filter((grant) => grant.role === 'helpdesk');
+  const auditor = roles.filter((grant) => grant.role === 'auditor');
+  if (helpdesk.length === 0 && auditor.length === 0) return null;
+  return {
+    // docs/interface.md#delegated-administration: a helpdesk member sees only Users, an auditor Audit too.
+    panels: auditor.length > 0 ? ['users', 'audit'] : ['users'],
+    addUsers: false,
+    manageUsers: false,
+    recoverUsers: helpdesk.length > 0,
+    groups: [...new Set(roles.flatMap((grant) => grant.groups))],
+  };
+}

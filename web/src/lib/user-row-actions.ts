@@ -1,0 +1,126 @@
+/**
+ * What the Users table does to one person (docs/interface.md#admin-api and #people-groups-and-audit): change
+ * their group (making someone an admin is confirmed), disable or enable them, unlock them, remove their
+ * second factors, sign them out everywhere. Each confirms first where the act is hard to undo, and answers
+ * with a toast; `replace` puts the changed row into the table.
+ */
+import { useI18n } from 'vue-i18n';
+import { api, ApiError, EnvelopeCode, type AdminUserView, type UserGroup } from '../api';
+import { dialog, message } from '../feedback';
+import { describeError } from './errors';
+
+export function useUserRowActions(replace: (user: AdminUserView) => void) {
+  const { t } = useI18n();
+
+  function explain(error: unknown): string {
+    return error instanceof ApiError && error.code === EnvelopeCode.Conflict
+      ? t('users.lastAdmin')
+      : describeError(t, error);
+  }
+
+  async function changeGroup(user: AdminUserView, userGroup: UserGroup): Promise<void> {
+    try {
+      replace((await api.updateUser(user.uin, { user_group: userGroup })).user);
+      message.success(t('users.groupChanged', { uin: user.uin, group: t(`groups.${userGroup}`) }));
+    } catch (error) {
+      message.error(explain(error));
+      replace({ ...user });
+    }
+  }
+
+  /** Making someone an administrator gives them everything: it is confirmed first. */
+  function requestGroup(user: AdminUserView, userGroup: UserGroup): void {
+    if (userGroup !== 'admin') {
+      void changeGroup(user, userGroup);
+      return;
+    }
+    let confirmed = false;
+    dialog.warning({
+      title: t('field.makeAdminTitle', { uin: user.uin }),
+      content: t('field.makeAdminBody'),
+      positiveText: t('field.makeAdmin'),
+      negativeText: t('common.cancel'),
+      onPositiveClick: () => {
+        confirmed = true;
+        return changeGroup(user, userGroup);
+      },
+      // Cancelled: the select shows the group the user still has.
+      onAfterLeave: () => {
+        if (!confirmed) replace({ ...user });
+      },
+    });
+  }
+
+  async function setDisabled(user: AdminUserView, disabled: boolean): Promise<void> {
+    try {
+      replace((await api.updateUser(user.uin, { disabled })).user);
+      message.success(t(disabled ? 'users.disabledMsg' : 'users.enabledMsg', { uin: user.uin }));
+    } catch (error) {
+      message.error(explain(error));
+    }
+  }
+
+  function toggleDisabled(user: AdminUserView): void {
+    if (user.disabled) {
+      void setDisabled(user, false);
+      return;
+    }
+    dialog.warning({
+      title: t('users.disableTitle', { uin: user.uin }),
+      content: t('users.disableBody'),
+      positiveText: t('common.disable'),
+      negativeText: t('common.cancel'),
+      onPositiveClick: () => setDisabled(user, true),
+    });
+  }
+
+  /** For someone who lost their phone or passkey: every second factor goes, confirmed first (audited). */
+  function removeSecondFactors(user: AdminUserView): void {
+    dialog.warning({
+      title: t('userFactors.removeTitle', { uin: user.uin }),
+      content: t('userFactors.removeBody'),
+      positiveText: t('userFactors.remove'),
+      negativeText: t('common.cancel'),
+      autoFocus: true,
+      onPositiveClick: async () => {
+        try {
+          await api.removeSecondFactors(user.uin);
+          replace({ ...user, second_factors: [] });
+          message.success(t('userFactors.removed', { uin: user.uin }));
+        } catch (error) {
+          message.error(explain(error));
+        }
+      },
+    });
+  }
+
+  /** Ends every session of the user (docs/interface.md#sessions-and-sign-out). */
+  function signOutEverywhere(user: AdminUserView): void {
+    dialog.warning({
+      title: t('userSignOut.title', { uin: user.uin }),
+      content: t('userSignOut.body', { uin: user.uin }),
+      positiveText: t('userSignOut.action'),
+      negativeText: t('common.cancel'),
+      onPositiveClick: async () => {
+        try {
+          const { sessions_ended } = await api.signOutUser(user.uin);
+          message.success(t('userSignOut.done', { uin: user.uin, n: sessions_ended }));
+        } catch (error) {
+          message.error(explain(error));
+        }
+      },
+    });
+  }
+
+  async function unlock(user: AdminUserView): Promise<void> {
+    try {
+      await api.unlockUser(user.uin);
+      replace({ ...user, locked_until: null });
+      message.success(t('people.unlocked', { uin: user.uin }));
+    } catch (error) {
+      message.error(describeError(t, error));
+    }
+  }
+
+  return { requestGroup, toggleDisabled, removeSecondFactors, signOutEverywhere, unlock };
+}
