@@ -66,6 +66,8 @@ function app(clientId: string, overrides: Partial<AppRecord> = {}): AppRecord {
     homepageUrl: null,
     casServices: [],
     deviceGrant: false,
+    clientCredentials: false,
+    allowedScopes: [],
     ...overrides,
   };
 }
@@ -367,6 +369,8 @@ describeEachDatabase('Store', (database) => {
           allowRefreshTokens: false,
           allowedGroups: ['teachers'],
           deviceGrant: false,
+          clientCredentials: false,
+          allowedScopes: [],
         });
         await store.apps.update(record.clientId, { disabled: false, allowRefreshTokens: true });
         expect(await store.apps.findClient(record.clientId)).toMatchObject({
