@@ -2,14 +2,8 @@
 /** The `campus-sso` command (docs/interface.md#command-line). */
 import { ConfigError, loadConfig } from './config/config.js';
 import { USAGE, UsageError } from './cli/usage.js';
-import {
-  RELAUNCHED_ENV,
-  followParent,
-  hasSemiSpaceFlag,
-  relaunchWithSemiSpaceFlag,
-} from './cli/young-generation.js';
 
-/** Loaded on use: `serve` may relaunch itself first (src/cli/young-generation.ts), with nothing heavy loaded. */
+/** Loaded on use: each command loads only what it needs. */
 const commands = () => import('./cli/commands.js');
 
 async function main(argv: string[]): Promise<number> {
@@ -23,16 +17,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  // The entry point hands the environment to the one module that reads it (and to the relaunch of `serve`).
+  // The entry point hands the environment to the one module that reads it.
   // eslint-disable-next-line no-restricted-properties
   const env = process.env;
   const config = loadConfig(env);
   switch (command) {
     case 'serve':
       if (sub !== undefined) throw new UsageError(`serve takes no arguments, got "${sub}"`);
-      // The server's CPU per request depends on its young generation; whatever started it, it gets one.
-      if (!hasSemiSpaceFlag(process.execArgv, env.NODE_OPTIONS)) return relaunchWithSemiSpaceFlag(env);
-      if (env[RELAUNCHED_ENV] === '1') followParent();
       await (await commands()).serve(config);
       return -1; // keeps running
     case 'migrate':
