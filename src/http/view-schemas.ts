@@ -179,6 +179,7 @@ export const AuditEventViewSchema = Exactly({
   user_agent: Nullable(Type.String()),
   outcome: Type.String(),
   detail: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  actor_client_id: Nullable(Type.String()),
 });
 
 export const BrandingViewSchema = Exactly({

@@ -29,7 +29,10 @@ const ValidationJson = ServiceResponse({
       {
         user: Type.String(),
         attributes: Type.Optional(
-          Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean(), Type.Array(Type.String())])),
+          Type.Record(
+            Type.String(),
+            Type.Union([Type.String(), Type.Integer(), Type.Boolean(), Type.Array(Type.String())]),
+          ),
         ),
       },
       { additionalProperties: false },

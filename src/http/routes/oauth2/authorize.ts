@@ -28,7 +28,7 @@ import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { lenientQuery, optional } from '../../schemas.js';
 import { findSignedIn, type SignedIn } from '../../session-cookie.js';
-import { EnvelopeOf, HtmlPage, Redirect } from '../../response-schemas.js';
+import { EnvelopeOf, ErrorEnvelope, HtmlPage, Redirect } from '../../response-schemas.js';
 import { OPTIONAL_SESSION, PUBLIC } from '../../openapi/security.js';
 
 /**
@@ -169,7 +169,15 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
         querystring: SealedQuery,
         response: {
           200: HtmlPage('The self-submitting form that posts the answer to the app'),
-          400: HtmlPage('The answer expired or is damaged: nothing is posted'),
+          // Without a `response` parameter the query is refused before the handler, in the envelope.
+          400: {
+            description:
+              'The answer expired or is damaged: a page, nothing is posted; no `response`: an error in the envelope',
+            content: {
+              ...HtmlPage('').content,
+              'application/json': { schema: ErrorEnvelope },
+            },
+          },
         },
         security: PUBLIC,
       },
