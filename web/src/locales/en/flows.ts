@@ -1,0 +1,107 @@
+/** English strings: flows. Part of en.ts (see there for the message syntax). */
+const flows = {
+  cas: {
+    signInTo: 'Sign in to {app}',
+    services: 'CAS service URLs',
+    servicesHint:
+      'Only for apps that sign in with the CAS protocol instead of OAuth (Moodle, EZproxy, JumpServer, phpCAS, Apache mod_auth_cas): the address the app sends as its “service”, one per line, https (plain http only for localhost, 127.0.0.1 or [::1]). A longer address that continues one of these after a /, ? or # matches too. Up to 20.',
+    servicesTooMany: 'At most 20 CAS service URLs.',
+    serviceProblem: 'Line {n}: {problem}',
+    listLabel: 'CAS',
+    continueTitle: 'Continue to {app}?',
+    continueBody: 'This is a shared computer, so you confirm each app you sign in to.',
+    continue: 'Continue to {app}',
+    unregisteredTitle: 'This app is not registered',
+    unregisteredBody:
+      'The address this app asked to return to is not registered for campus sign-in, so you are not signed in to it. Tell the app’s administrator.',
+    missingService: 'This sign-in link names no app to return to.',
+    renewNotice: '{app} asks you to enter your password again.',
+  },
+  phone: {
+    start: 'Sign in with your phone',
+    title: 'Sign in with your phone',
+    intro: 'On your phone, signed in to campus sign-in, scan this code and pick the number below.',
+    qrAlt: 'QR code to scan with your phone',
+    numberLabel: 'Pick this number on your phone:',
+    refreshed: 'The last request ended. Scan the new code.',
+    back: 'Sign in with a password instead',
+    scanTitle: 'Sign in a computer',
+    scanIntro: 'A computer asks to be signed in as you. Only continue if it is the computer in front of you.',
+    computer: 'Computer: {browser}, address {ip}',
+    pick: 'Pick the number shown on that computer:',
+    pickNumber: 'Number {n}',
+    doneTitle: 'The computer is signed in',
+    doneBody: 'It is a shared-computer session: sign out there when you leave.',
+    wrongTitle: 'Wrong number: request ended',
+    wrongBody:
+      'For safety the request is ended. The computer shows a new code; scan it again if you want to sign in.',
+    goneTitle: 'This request is over',
+    goneBody: 'It expired or was used. Scan the new code on the computer.',
+  },
+  device: {
+    title: 'Connect a device',
+    intro: 'Enter the code shown on the screen (a classroom display, smart board or TV).',
+    codeLabel: 'Code on the screen',
+    codePlaceholder: 'WDJB-MJHT',
+    continue: 'Continue',
+    reviewTitle: '{app} wants to sign in as you',
+    warning:
+      'Only continue if this code is on the screen in front of you. If someone sent you this code or link, choose Deny.',
+    requested: 'Requested {time} from address {ip}',
+    willGet: 'It will be able to read:',
+    scopeOffline: 'Stay signed in until you remove it on your account page',
+    allow: 'Allow',
+    deny: 'Deny',
+    allowedTitle: 'Done: {app} is signed in',
+    allowedBody: 'Look at the screen: it continues in a few seconds. You can close this page.',
+    deniedTitle: 'Denied',
+    deniedBody: '{app} was not signed in. If you did not start this, you need to do nothing else.',
+    wrongCode:
+      'This code does not work: it may be mistyped, already used, or expired. Check the screen and try again.',
+    throttled: 'Too many wrong codes. Try again in {seconds} seconds.',
+    notAllowed: 'You are not in the groups allowed to use this app.',
+    another: 'Connect another device',
+  },
+  logoutPage: {
+    title: 'Sign out of {site}?',
+    body: 'You are signed in as {uin}. Apps that support it are signed out too.',
+    signOut: 'Sign out',
+    stay: 'Stay signed in',
+    doneTitle: 'You are signed out',
+    doneBody: 'On a shared computer, also close the browser window, so the next person starts afresh.',
+    signInAgain: 'Sign in again',
+    returning: 'Taking you back…',
+    refusedTitle: 'This sign-out link is not valid',
+    refusedBody: 'Nobody was signed out, and you were not sent back to the app. {reason}',
+    refused: {
+      invalid_id_token_hint: 'The app’s proof of who is signing out was not issued by this sign-in service.',
+      client_mismatch: 'The link names one app, but its proof of who is signing out belongs to another.',
+      unregistered_post_logout_redirect_uri:
+        'The address it would send you to afterwards is not one the app registered.',
+    },
+  },
+  userSignOut: {
+    action: 'Sign out everywhere',
+    title: 'Sign {uin} out everywhere?',
+    body: 'Every session of {uin} ends, and apps that support it are told.',
+    done: '{uin} was signed out of {n} sessions.',
+  },
+  appLogout: {
+    postLogoutUris: 'Post-logout redirect URIs',
+    postLogoutUrisHint:
+      'Where the app may send people after they sign out here. Same rules as redirect URIs. Optional, at most 10.',
+    addPostLogoutUri: 'Add a post-logout redirect URI',
+    removePostLogoutUri: 'Remove this post-logout redirect URI',
+    postLogoutUriLabel: 'Post-logout redirect URI {n}',
+    backchannelUri: 'Back-channel logout URI',
+    backchannelUriHint:
+      'Optional: this sign-in service posts a logout token here when someone signs out of the app.',
+    delivery: 'Sign-out notices to the app (back-channel and CAS single logout)',
+    noDelivery: 'No delivery yet',
+    lastAttempt: 'Last: {result}, {date}',
+    delivered: 'delivered',
+    waiting: '{n} waiting',
+  },
+} as const;
+
+export default flows;
