@@ -12,6 +12,8 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // The quick loop runs on SQLite only; `npm test` runs everything on both databases.
+    env: { ...base.test?.env, TEST_DATABASES: 'sqlite' },
     include: [
       'test/domain/**/*.test.ts',
       'test/grants/**/*.test.ts',

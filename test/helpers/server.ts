@@ -21,7 +21,9 @@ import { type Fetch, injectFetch, onServer } from './inject-fetch.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
-export const DATABASES: readonly DatabaseKind[] = ['sqlite', 'postgres'];
+/** Both, unless TEST_DATABASES=sqlite narrows them (`npm run test:fast`, the quick loop; `npm test` runs both). */
+export const DATABASES: readonly DatabaseKind[] =
+  process.env.TEST_DATABASES === 'sqlite' ? ['sqlite'] : ['sqlite', 'postgres'];
 
 /** docs/interface.md#configuration: PostgreSQL needs SECRET_KEY, shared by every instance of one database. */
 export const TEST_SECRET_KEY = 'test-secret-key-shared-by-every-instance-0123456789';
