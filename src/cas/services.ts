@@ -6,7 +6,7 @@
  * or `#` (a registered URL ending in `/` is its own boundary): never a host wildcard, so never another
  * scheme, host or port.
  */
-import { redirectUriProblem } from '../domain/redirect-uris.js';
+import { redirectUriProblemMessage } from '../domain/redirect-uris.js';
 import type { AppRecord } from '../storage/store.js';
 
 export const MAX_CAS_SERVICES = 20;
@@ -15,7 +15,7 @@ const MAX_SERVICE_LENGTH = 2000;
 
 /** Why `url` may not be registered as a CAS service, or undefined when it may. */
 export function casServiceProblem(url: string): string | undefined {
-  const problem = redirectUriProblem(url);
+  const problem = redirectUriProblemMessage(url);
   return problem && `CAS service ${JSON.stringify(url)} ${problem}`;
 }
 
@@ -37,7 +37,7 @@ export function casServicesProblem(urls: readonly string[]): string | undefined 
 export function isCanonicalService(service: string): boolean {
   if (service.length > MAX_SERVICE_LENGTH) return false;
   const hash = service.indexOf('#');
-  if (redirectUriProblem(hash === -1 ? service : service.slice(0, hash)) !== undefined) return false;
+  if (redirectUriProblemMessage(hash === -1 ? service : service.slice(0, hash)) !== undefined) return false;
   try {
     return new URL(service).href === service;
   } catch {

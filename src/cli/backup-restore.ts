@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import { DatabaseFileError, backupSqlite, restoreSqlite } from '../ops/sqlite-maintenance.js';
 import { type Output, UsageError } from './usage.js';
 
-/** PostgreSQL has its own tools; this is what README.md#backup-and-restore recommends. */
+/** PostgreSQL has its own tools; this is what docs/operations.md#backups recommends. */
 const POSTGRES_RECIPE = {
   backup: 'pg_dump --format=custom --file=FILE "$DATABASE_URL"',
   restore: 'pg_restore --clean --if-exists --no-owner --single-transaction --dbname="$DATABASE_URL" FILE',

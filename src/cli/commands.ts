@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import { isSingleEmoji } from '../domain/emoji.js';
 import { passwordProblem } from '../domain/passwords.js';
 import { casServicesProblem } from '../cas/services.js';
-import { redirectUrisProblem } from '../domain/redirect-uris.js';
+import { redirectUriListProblemMessage } from '../domain/redirect-uris.js';
 import { allowedScopesProblem } from '../domain/service-accounts.js';
 import { isValidUin } from '../domain/users.js';
 import { startServer } from '../runtime.js';
@@ -135,7 +135,7 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
   const problem =
     casServices.length > 0 && redirectUris.length === 0
       ? undefined
-      : redirectUrisProblem(redirectUris, deviceGrant || clientCredentials);
+      : redirectUriListProblemMessage(redirectUris, deviceGrant || clientCredentials);
   if (problem) throw new UsageError(`--redirect-uri: ${problem}`);
   await withContext(config, async (ctx) => {
     const { app, clientSecret } = await ctx.apps.create({

@@ -3,7 +3,7 @@ import type { AppRecord, AppRepository, ClientRecord, Store } from '../storage/s
 import type { AppView } from '../shared/views.js';
 import { appNameProblem, normalizedAppName } from '../shared/apps.js';
 import { enforce } from './rule-violation.js';
-import { redirectUrisProblem } from './redirect-uris.js';
+import { redirectUriListProblemMessage } from './redirect-uris.js';
 import { endUseByUsersNoLongerAllowed } from './app-access.js';
 import { allowedScopesProblem, narrowsScopes, normalizedAllowedScopes } from './service-accounts.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
@@ -91,7 +91,7 @@ export class AppService {
     // may keep a Campux-era one).
     const noneNeeded =
       input.deviceGrant === true || input.clientCredentials === true || (input.casServices ?? []).length > 0;
-    if (input.redirectUris.length === 0 && !noneNeeded) enforce(redirectUrisProblem([], false));
+    if (input.redirectUris.length === 0 && !noneNeeded) enforce(redirectUriListProblemMessage([], false));
     enforce(allowedScopesProblem(input.allowedScopes ?? []));
     for (;;) {
       const clientSecret = newClientSecret();

@@ -22,9 +22,9 @@ import { isArgon2idHash } from './passwords.js';
 import {
   type RedirectUriProblem,
   canonicalRedirectUri,
-  redirectUriProblem as redirectUriRule,
+  redirectUriProblemCode as redirectUriRule,
 } from '../shared/redirect-uris.js';
-import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris.js';
+import { MAX_REDIRECT_URIS, redirectUriProblemMessage } from './redirect-uris.js';
 import { isValidUin } from './users.js';
 
 /** A Campux ban that had not ended: the user is disabled (there is no end date on a disabled account). */
@@ -206,7 +206,7 @@ function importedRedirectUris(
 ): string[] {
   const redirectUris: string[] = [];
   for (const uri of parseRedirectUris(row.redirect_uris ?? row.redirect_uri)) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblemMessage(uri);
     const drop = (reason: string): void =>
       void report.dropped_redirect_uris.push({ client_id: clientId, uri, reason });
     if (redirectUris.includes(uri)) drop('listed twice');

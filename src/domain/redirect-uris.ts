@@ -1,5 +1,5 @@
 /**
- * Redirect URI registration (the rules themselves are shared with the pages: src/shared/redirect-uris.ts),
+ * Redirect URI registration in words (the rules themselves are shared with the pages: src/shared/redirect-uris.ts),
  * in the server's words, and the parameters appended at authorization time.
  */
 import {
@@ -7,7 +7,7 @@ import {
   MAX_REDIRECT_URI_LENGTH,
   type RedirectUriProblem,
   canonicalRedirectUri,
-  redirectUriProblem as redirectUriRule,
+  redirectUriProblemCode as redirectUriRule,
 } from '../shared/redirect-uris.js';
 
 export { MAX_REDIRECT_URIS };
@@ -24,8 +24,8 @@ const PROBLEM_MESSAGES: Readonly<Record<RedirectUriProblem, string>> = {
   notCanonical: 'is not in canonical form',
 };
 
-/** Answers why `uri` may not be registered, in words, or undefined when it may. */
-export function redirectUriProblem(uri: string): string | undefined {
+/** Answers why `uri` may not be registered, as an English message, or undefined when it may. */
+export function redirectUriProblemMessage(uri: string): string | undefined {
   const problem = redirectUriRule(uri);
   if (problem === 'notCanonical')
     return `${PROBLEM_MESSAGES[problem]}; write it as ${canonicalRedirectUri(uri) ?? ''}`;
@@ -33,17 +33,20 @@ export function redirectUriProblem(uri: string): string | undefined {
 }
 
 /**
- * Validates a list for registration; answers the first problem, naming the URI. An app that only uses the
+ * Validates a list for registration; answers the first problem as an English message naming the URI. An app that only uses the
  * device grant (`deviceOnly`: docs/interface.md#device-authorization-grant) never redirects, so it may have none.
  */
-export function redirectUrisProblem(uris: readonly string[], deviceOnly = false): string | undefined {
+export function redirectUriListProblemMessage(
+  uris: readonly string[],
+  deviceOnly = false,
+): string | undefined {
   if (uris.length < 1 && !deviceOnly) {
     return 'at least one redirect URI is required (an app with device_grant, cas_services or client_credentials may have none)';
   }
   if (uris.length > MAX_REDIRECT_URIS) return `at most ${MAX_REDIRECT_URIS} redirect URIs are allowed`;
   if (new Set(uris).size !== uris.length) return 'redirect URIs must not repeat';
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblemMessage(uri);
     if (problem) return `redirect URI ${JSON.stringify(uri)} ${problem}`;
   }
   return undefined;
@@ -58,7 +61,7 @@ export function postLogoutRedirectUrisProblem(uris: readonly string[]): string |
     return `at most ${MAX_REDIRECT_URIS} post-logout redirect URIs are allowed`;
   if (new Set(uris).size !== uris.length) return 'post-logout redirect URIs must not repeat';
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblemMessage(uri);
     if (problem) return `post-logout redirect URI "${uri}" ${problem}`;
   }
   return undefined;
@@ -66,7 +69,7 @@ export function postLogoutRedirectUrisProblem(uris: readonly string[]): string |
 
 /** OpenID Connect Back-Channel Logout 1.0 §2.2: an absolute https URI (http for loopback), no fragment. */
 export function backchannelLogoutUriProblem(uri: string): string | undefined {
-  const problem = redirectUriProblem(uri);
+  const problem = redirectUriProblemMessage(uri);
   return problem && `backchannel_logout_uri "${uri}" ${problem}`;
 }
 

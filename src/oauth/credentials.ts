@@ -1,6 +1,6 @@
 /**
- * The opaque credentials campus-sso issues (authorization codes, access tokens, refresh tokens) and the key
- * each is stored under.
+ * Codes and tokens: the opaque authorization codes, access tokens and refresh tokens (and device codes)
+ * campus-sso issues, and the key each is stored under. Not passwords, client secrets or second factors.
  *
  * A credential is 38 bytes, base64url (51 characters): the issuing millisecond as 6 big-endian bytes, then 32
  * random bytes (256 bits; docs/security.md#token-endpoint-and-grants asks for ≥ 128). The database keeps only

@@ -1,5 +1,5 @@
 /**
- * Backing up, restoring and checking the SQLite database file (README.md#backup-and-restore).
+ * Backing up, restoring and checking the SQLite database file (docs/operations.md#backups).
  *
  * - Backup is `VACUUM INTO` from a read-only connection: one read transaction, so the copy is the database as
  *   of one commit while the server keeps writing. Measured under 32 writing connections on a 155 MB file:

@@ -28,8 +28,8 @@ export type RedirectUriProblem =
 // eslint-disable-next-line no-control-regex
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/u;
 
-/** Answers why `uri` may not be registered, or undefined when it may. */
-export function redirectUriProblem(uri: string): RedirectUriProblem | undefined {
+/** Answers why `uri` may not be registered, as a problem code, or undefined when it may. */
+export function redirectUriProblemCode(uri: string): RedirectUriProblem | undefined {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return 'tooLong';
   if (WHITESPACE_OR_CONTROL.test(uri)) return 'whitespace';
   if (uri.includes('\\')) return 'backslash';
@@ -61,3 +61,6 @@ export function canonicalRedirectUri(uri: string): string | undefined {
     return undefined;
   }
 }
+
+/** The former name of `redirectUriProblemCode`, still imported by the pages (web/src/lib/validation.ts). */
+export const redirectUriProblem = redirectUriProblemCode;

@@ -138,15 +138,18 @@ export class SqlStore implements Store {
     return result;
   }
 
-  async migrate(): Promise<string[]> {
+  /**
+   * The Migrator over this connection. On PostgreSQL it looks for its own tables in every schema; they are
+   * pinned to the schema this connection works in, or a database shared by several schemas would see another
+   * one's lock table.
+   */
+  private async migrator(): Promise<Migrator> {
     const db = this.connection.db;
-    // On PostgreSQL the Migrator looks for its own tables in every schema; pin them to the schema this
-    // connection works in, or a database shared by several schemas would see another one's lock table.
     const migrationTableSchema =
       this.kind === 'postgres'
         ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
         : undefined;
-    const migrator = new Migrator({
+    return new Migrator({
       db,
       provider: migrationProvider,
       // The migrations landed out of name order, so a database may have run a later name before an earlier
@@ -155,6 +158,10 @@ export class SqlStore implements Store {
       allowUnorderedMigrations: true,
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
     });
+  }
+
+  async migrate(): Promise<string[]> {
+    const migrator = await this.migrator();
     const giveUpAt = Date.now() + MIGRATION_WAIT_MS;
     for (let attempt = 1; ; attempt++) {
       const { error, results } = await migrator.migrateToLatest();
@@ -179,17 +186,7 @@ export class SqlStore implements Store {
   }
 
   async pendingMigrations(): Promise<string[]> {
-    const db = this.connection.db;
-    // The Migrator's own tables are in the schema this connection works in (see migrate).
-    const migrationTableSchema =
-      this.kind === 'postgres'
-        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-        : undefined;
-    const migrator = new Migrator({
-      db,
-      provider: migrationProvider,
-      ...(migrationTableSchema ? { migrationTableSchema } : {}),
-    });
+    const migrator = await this.migrator();
     const migrations = await migrator.getMigrations();
     return migrations.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
   }

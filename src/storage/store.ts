@@ -1,9 +1,11 @@
 /**
  * The one storage interface (the model is ory/hydra's `persistence/`): the protocol and domain code talk to
  * this, never to SQL, and never know whether SQLite or PostgreSQL is behind it. All times are epoch
- * milliseconds; all secrets (passwords aside) are stored as SHA-256 hex digests, never in plain text.
- * Codes and tokens (`codeHash`, `tokenHash`) are stored under `credentialKey` (src/oauth/credentials.ts): their
- * digest behind a time prefix, so that rows arrive in index order.
+ * milliseconds. No secret is stored in plain text, but not every one the same way: passwords are stored as
+ * password hashes (domain/passwords.ts); codes and tokens (`codeHash`, `tokenHash`) under `credentialKey`
+ * (src/oauth/credentials.ts), their SHA-256 digest behind a time prefix, so that rows arrive in index order;
+ * recovery codes as HMAC-SHA-256 digests (domain/recovery-codes.ts); signing keys and TOTP secrets, which the
+ * server must read back, sealed (encrypted) with the secret box (domain/secret-box.ts).
  */
 
 import type { Exclusive, PurgeReport } from './records.js';

@@ -1,5 +1,5 @@
 /**
- * `campus-sso backup FILE` and `campus-sso restore FILE` (README.md#backup-and-restore), and the start-up
+ * `campus-sso backup FILE` and `campus-sso restore FILE` (docs/operations.md#backups), and the start-up
  * integrity check that refuses to serve from a damaged SQLite file.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * `campus-sso serve` stops in seconds after SIGTERM (README.md#running-it-for-a-school): idle keep-alive
+ * `campus-sso serve` stops in seconds after SIGTERM (docs/operations.md#stopping): idle keep-alive
  * connections are closed once quiet for a second (test/cli/drain.test.ts: busy ones are not reset), answers in flight say `Connection: close`, and a client that never
  * finishes its request is cut off after SHUTDOWN_TIMEOUT seconds; then the process exits 0.
  */

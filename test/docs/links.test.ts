@@ -1,5 +1,6 @@
 /**
- * The code cites the repository's own documentation (`docs/interface.md#token-endpoint`) or an RFC, never a
+ * The code cites the repository's own documentation (`docs/interface.md#token-endpoint`, `README.md#configuration`)
+ * or an RFC, never a
  * document that lives elsewhere. Every such citation must lead somewhere: the file exists and, when an
  * anchor is given, one of its headings has that GitHub anchor.
  */
@@ -62,7 +63,7 @@ function citations(): Citation[] {
       readFileSync(path, 'utf8')
         .split('\n')
         .forEach((line, index) => {
-          for (const match of line.matchAll(/docs\/([a-z0-9-]+\.md)(?:#([a-z0-9-]+))?/g)) {
+          for (const match of line.matchAll(/(docs\/[a-z0-9-]+\.md|README\.md)(?:#([a-z0-9-]+))?/g)) {
             found.push({
               where: `${relative(ROOT, path)}:${index + 1}`,
               file: match[1] ?? '',
@@ -82,18 +83,18 @@ describe('citations in the code', () => {
     expect(all.length).toBeGreaterThan(20);
   });
 
-  it('lead to a docs/ file and heading that exist', () => {
+  it('lead to a docs/ file or README.md, and a heading, that exist', () => {
     const anchors = new Map<string, Set<string>>();
     const broken: string[] = [];
     for (const citation of all) {
-      const path = join(ROOT, 'docs', citation.file);
+      const path = join(ROOT, citation.file);
       if (!existsSync(path)) {
-        broken.push(`${citation.where}: docs/${citation.file} does not exist`);
+        broken.push(`${citation.where}: ${citation.file} does not exist`);
         continue;
       }
       if (!anchors.has(path)) anchors.set(path, anchorsOf(readFileSync(path, 'utf8')));
       if (citation.anchor !== undefined && !anchors.get(path)?.has(citation.anchor)) {
-        broken.push(`${citation.where}: docs/${citation.file} has no heading #${citation.anchor}`);
+        broken.push(`${citation.where}: ${citation.file} has no heading #${citation.anchor}`);
       }
     }
     expect(broken).toEqual([]);

@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_REDIRECT_URIS,
   appendParameters,
-  redirectUriProblem,
-  redirectUrisProblem,
+  redirectUriProblemMessage,
+  redirectUriListProblemMessage,
 } from '../../src/domain/redirect-uris.js';
 
-describe('redirectUriProblem', () => {
+describe('redirectUriProblemMessage', () => {
   it.each([
     'https://library.example.edu/callback',
     'https://library.example.edu/callback?tenant=a',
@@ -21,7 +21,7 @@ describe('redirectUriProblem', () => {
     'http://127.1.2.3/cb',
     'http://[::1]:8080/cb',
   ])('accepts %s', (uri) => {
-    expect(redirectUriProblem(uri)).toBeUndefined();
+    expect(redirectUriProblemMessage(uri)).toBeUndefined();
   });
 
   it.each([
@@ -30,36 +30,36 @@ describe('redirectUriProblem', () => {
     ['http://127.0.0.1.nip.io/cb', /must use https/],
     ['http://10.0.0.1/cb', /must use https/],
   ])('refuses plain http to a host that is not loopback: %s', (uri, problem) => {
-    expect(redirectUriProblem(uri)).toMatch(problem);
+    expect(redirectUriProblemMessage(uri)).toMatch(problem);
   });
 
   it.each(['https://library.example.edu/cb#done', 'https://library.example.edu/cb#', 'http://localhost/#/x'])(
     'refuses a fragment: %s',
     (uri) => {
-      expect(redirectUriProblem(uri)).toMatch(/fragment/);
+      expect(redirectUriProblemMessage(uri)).toMatch(/fragment/);
     },
   );
 
   it.each(['/callback', 'callback', '//library.example.edu/cb', ''])(
     'refuses a relative URI: "%s"',
     (uri) => {
-      expect(redirectUriProblem(uri)).toMatch(/absolute/);
+      expect(redirectUriProblemMessage(uri)).toMatch(/absolute/);
     },
   );
 
   it.each(['javascript:alert(1)', 'data:text/html,hi', 'ftp://files.example.edu/cb', 'file:///etc/passwd'])(
     'refuses another scheme: %s',
     (uri) => {
-      expect(redirectUriProblem(uri)).toBeDefined();
+      expect(redirectUriProblemMessage(uri)).toBeDefined();
     },
   );
 
   it('refuses a URI longer than 2000 characters', () => {
-    expect(redirectUriProblem(`https://a.example/${'x'.repeat(2000)}`)).toMatch(/2000/);
+    expect(redirectUriProblemMessage(`https://a.example/${'x'.repeat(2000)}`)).toMatch(/2000/);
   });
 });
 
-describe('redirectUriProblem: only the canonical form (WHATWG URL serialization) is registered', () => {
+describe('redirectUriProblemMessage: only the canonical form (WHATWG URL serialization) is registered', () => {
   it.each([
     [' https://a.example/cb', /whitespace/],
     ['https://a.example/cb\n', /whitespace/],
@@ -67,20 +67,20 @@ describe('redirectUriProblem: only the canonical form (WHATWG URL serialization)
     ['https://a.example/c\tb', /whitespace/],
     ['https://a.example/cb\u00a0', /whitespace/],
   ])('refuses whitespace anywhere: %j', (uri, problem) => {
-    expect(redirectUriProblem(uri)).toMatch(problem);
+    expect(redirectUriProblemMessage(uri)).toMatch(problem);
   });
 
   it.each(['https:/\\evil.example', 'https://a.example\\@evil.example/', 'https://a.example/cb\\x'])(
     'refuses a backslash: %s',
     (uri) => {
-      expect(redirectUriProblem(uri)).toMatch(/backslash/);
+      expect(redirectUriProblemMessage(uri)).toMatch(/backslash/);
     },
   );
 
   it.each(['https://user:pass@a.example/cb', 'https://user@a.example/cb', 'https://:pw@a.example/cb'])(
     'refuses credentials: %s',
     (uri) => {
-      expect(redirectUriProblem(uri)).toMatch(/user name or password/);
+      expect(redirectUriProblemMessage(uri)).toMatch(/user name or password/);
     },
   );
 
@@ -93,7 +93,7 @@ describe('redirectUriProblem: only the canonical form (WHATWG URL serialization)
     ['https://a.example/ä', 'https://a.example/%C3%A4'],
     ['https://bücher.example/cb', 'https://xn--bcher-kva.example/cb'],
   ])('refuses %s, whose canonical form differs, and names that form', (uri, canonical) => {
-    expect(redirectUriProblem(uri)).toBe(`is not in canonical form; write it as ${canonical}`);
+    expect(redirectUriProblemMessage(uri)).toBe(`is not in canonical form; write it as ${canonical}`);
   });
 
   it.each([
@@ -102,32 +102,32 @@ describe('redirectUriProblem: only the canonical form (WHATWG URL serialization)
     'http://127.0.0.1:8080/cb',
     'http://[::1]/cb',
   ])('accepts a canonical form: %s', (uri) => {
-    expect(redirectUriProblem(uri)).toBeUndefined();
+    expect(redirectUriProblemMessage(uri)).toBeUndefined();
   });
 });
 
-describe('redirectUrisProblem', () => {
+describe('redirectUriListProblemMessage', () => {
   const uris = (n: number): string[] => Array.from({ length: n }, (_, i) => `https://app.example.edu/cb${i}`);
 
   it('accepts 1 to 10 valid URIs', () => {
-    expect(redirectUrisProblem(uris(1))).toBeUndefined();
-    expect(redirectUrisProblem(uris(MAX_REDIRECT_URIS))).toBeUndefined();
+    expect(redirectUriListProblemMessage(uris(1))).toBeUndefined();
+    expect(redirectUriListProblemMessage(uris(MAX_REDIRECT_URIS))).toBeUndefined();
   });
 
   it('refuses none', () => {
-    expect(redirectUrisProblem([])).toMatch(/at least one/);
+    expect(redirectUriListProblemMessage([])).toMatch(/at least one/);
   });
 
   it('refuses 11', () => {
-    expect(redirectUrisProblem(uris(11))).toMatch(/at most 10/);
+    expect(redirectUriListProblemMessage(uris(11))).toMatch(/at most 10/);
   });
 
   it('refuses a repeated URI', () => {
-    expect(redirectUrisProblem(['https://a.example/cb', 'https://a.example/cb'])).toMatch(/repeat/);
+    expect(redirectUriListProblemMessage(['https://a.example/cb', 'https://a.example/cb'])).toMatch(/repeat/);
   });
 
   it('names the URI that is wrong', () => {
-    expect(redirectUrisProblem(['https://a.example/cb', 'http://b.example/cb'])).toMatch(
+    expect(redirectUriListProblemMessage(['https://a.example/cb', 'http://b.example/cb'])).toMatch(
       /"http:\/\/b\.example\/cb"/,
     );
   });

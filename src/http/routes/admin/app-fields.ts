@@ -8,8 +8,8 @@ import { isSingleEmoji } from '../../../domain/emoji.js';
 import {
   backchannelLogoutUriProblem,
   postLogoutRedirectUrisProblem,
-  redirectUriProblem,
-  redirectUrisProblem,
+  redirectUriProblemMessage,
+  redirectUriListProblemMessage,
 } from '../../../domain/redirect-uris.js';
 import { casServicesProblem } from '../../../cas/services.js';
 import { appNameProblem, normalizedAppName } from '../../../shared/apps.js';
@@ -31,7 +31,7 @@ export function checkedEmoji(emoji: string): string {
 /** A launcher tile's address follows the redirect URI rules: https (http only for loopback), no fragment. */
 export function checkedHomepageUrl(url: string | null): string | null {
   if (url === null || url.trim() === '') return null;
-  const problem = redirectUriProblem(url.trim());
+  const problem = redirectUriProblemMessage(url.trim());
   if (problem) throw badRequest(`homepage_url ${problem}`);
   return url.trim();
 }
@@ -42,7 +42,7 @@ export function checkedHomepageUrl(url: string | null): string | null {
  * (docs/interface.md#service-accounts-client-credentials) may register no redirect URI.
  */
 export function checkedRedirectUris(uris: readonly string[], noneNeeded = false): string[] {
-  const problem = redirectUrisProblem(uris, noneNeeded);
+  const problem = redirectUriListProblemMessage(uris, noneNeeded);
   if (problem) throw badRequest(problem);
   return [...uris];
 }

@@ -104,7 +104,11 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
     );
   }
 
-  // §2.7: proxy tickets need a proxy-granting ticket, and campus-sso issues none.
+  addProxyRoute(app);
+};
+
+/** §2.7: proxy tickets need a proxy-granting ticket, and campus-sso issues none. */
+function addProxyRoute(app: Parameters<RoutePlugin>[0]): void {
   app.get(
     '/cas/proxy',
     { schema: { querystring: ProxyQuery, response: ProxyAnswers, security: PUBLIC } },
@@ -118,4 +122,4 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
         ),
       ),
   );
-};
+}

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../../app-context.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import {
@@ -92,8 +93,12 @@ export const endSessionRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  // §2: POST with a form body is allowed too. A cross-site form post carries no SameSite=Lax cookie, so the
-  // request goes on as a GET, which does.
+  addFormPostRoute(app, ctx);
+};
+
+// §2: POST with a form body is allowed too. A cross-site form post carries no SameSite=Lax cookie, so the
+// request goes on as a GET, which does.
+function addFormPostRoute(app: Parameters<RoutePlugin>[0], ctx: AppContext): void {
   app.post(
     '/v1/oauth2/logout',
     {
@@ -116,4 +121,4 @@ export const endSessionRoutes: RoutePlugin = async (app, { ctx }) => {
       return reply.redirect(`${ctx.config.baseUrl}/v1/oauth2/logout${query ? `?${query}` : ''}`, 303);
     },
   );
-};
+}
