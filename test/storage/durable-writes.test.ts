@@ -116,6 +116,7 @@ describe('user and app writes on SQLite', () => {
       'delete from logout_deliveries',
       'delete from cas_tickets',
       'delete from device_authorizations',
+      'delete from service_tokens',
       'delete from apps',
       'synchronous = NORMAL',
     ]);

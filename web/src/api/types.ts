@@ -94,7 +94,7 @@ export interface UserProfilePatch {
   email?: string | null;
   groups?: string[];
   expires_at?: string | null;
-  /** docs/interface.md#delegated-administration: every role of the user at once (admins only). */
+  /** docs/interface.md#roles: every role of the user at once (admins only). */
   roles?: RoleGrant[];
 }
 
@@ -122,13 +122,13 @@ export interface AuditFilters {
   until?: string;
 }
 
-/** docs/interface.md#delegated-administration: a role beside `user_group`, and the group tags it covers. */
+/** docs/interface.md#roles: a role beside `user_group`, and the group tags it covers. */
 export interface RoleGrant {
   readonly role: 'helpdesk' | 'auditor';
   readonly groups: readonly string[];
 }
 
-/** An app's service-account settings (docs/interface.md#service-accounts); confidential apps only. */
+/** An app's service-account settings (docs/interface.md#service-accounts-client-credentials); confidential apps only. */
 export interface AppServiceFields {
   client_credentials?: boolean;
   allowed_scopes?: string[];

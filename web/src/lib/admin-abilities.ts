@@ -1,5 +1,5 @@
 /**
- * What `#/admin` shows to whom (docs/interface.md#delegated-administration): an admin everything; a
+ * What `#/admin` shows to whom (docs/interface.md#roles): an admin everything; a
  * helpdesk member the Users tab with the actions that get a person back in; an auditor Users and Audit,
  * read only. The server enforces each of these on its own; the page only leaves out what would be refused.
  */
@@ -40,7 +40,7 @@ export function abilitiesOf(me: MeView): AdminAbilities | null {
   const auditor = roles.filter((grant) => grant.role === 'auditor');
   if (helpdesk.length === 0 && auditor.length === 0) return null;
   return {
-    // docs/interface.md#delegated-administration: a helpdesk member sees only Users, an auditor Audit too.
+    // docs/interface.md#roles: a helpdesk member sees only Users, an auditor Audit too.
     panels: auditor.length > 0 ? ['users', 'audit'] : ['users'],
     addUsers: false,
     manageUsers: false,

@@ -1,5 +1,5 @@
 /**
- * The service-account fields of an app form (docs/interface.md#service-accounts) as the admin API takes them:
+ * The service-account fields of an app form (docs/interface.md#service-accounts-client-credentials) as the admin API takes them:
  * only what differs from the app as it is (or, for a new app, from "off, no scopes"), so a form that leaves
  * them alone sends nothing about them.
  */

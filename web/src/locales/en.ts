@@ -3,12 +3,12 @@
  * vue-i18n message syntax: `{name}` is a parameter; `|`, `@`, `{` and `}` are special and must not appear
  * as plain text.
  */
-import common from './en/common';
-import signIn from './en/sign-in';
-import flows from './en/flows';
-import account from './en/account';
-import admin from './en/admin';
-import people from './en/people';
+import common from './en/common.js';
+import signIn from './en/sign-in.js';
+import flows from './en/flows.js';
+import account from './en/account.js';
+import admin from './en/admin.js';
+import people from './en/people.js';
 
 const en = {
   ...common,

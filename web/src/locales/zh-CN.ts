@@ -1,12 +1,12 @@
 /** Simplified Chinese strings; same keys as en.ts (the type makes a missing key a compile error). */
-import type { MessageSchema } from './en';
+import type { MessageSchema } from './en.js';
 
-import common from './zh-CN/common';
-import signIn from './zh-CN/sign-in';
-import flows from './zh-CN/flows';
-import account from './zh-CN/account';
-import admin from './zh-CN/admin';
-import people from './zh-CN/people';
+import common from './zh-CN/common.js';
+import signIn from './zh-CN/sign-in.js';
+import flows from './zh-CN/flows.js';
+import account from './zh-CN/account.js';
+import admin from './zh-CN/admin.js';
+import people from './zh-CN/people.js';
 
 const zhCN: MessageSchema = {
   ...common,

@@ -1,5 +1,5 @@
 /** Simplified Chinese strings: account. Part of zh-CN.ts; same keys as en/account.ts. */
-import type { MessageSchema } from '../en';
+import type { MessageSchema } from '../en.js';
 import type en from '../en/account';
 
 const account: Pick<MessageSchema, keyof typeof en> = {

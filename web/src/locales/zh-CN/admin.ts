@@ -1,5 +1,5 @@
 /** Simplified Chinese strings: admin. Part of zh-CN.ts; same keys as en/admin.ts. */
-import type { MessageSchema } from '../en';
+import type { MessageSchema } from '../en.js';
 import type en from '../en/admin';
 
 const admin: Pick<MessageSchema, keyof typeof en> = {

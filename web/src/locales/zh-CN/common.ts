@@ -1,5 +1,5 @@
 /** Simplified Chinese strings: common. Part of zh-CN.ts; same keys as en/common.ts. */
-import type { MessageSchema } from '../en';
+import type { MessageSchema } from '../en.js';
 import type en from '../en/common';
 
 const common: Pick<MessageSchema, keyof typeof en> = {

@@ -1,5 +1,5 @@
 /** Simplified Chinese strings: flows. Part of zh-CN.ts; same keys as en/flows.ts. */
-import type { MessageSchema } from '../en';
+import type { MessageSchema } from '../en.js';
 import type en from '../en/flows';
 
 const flows: Pick<MessageSchema, keyof typeof en> = {

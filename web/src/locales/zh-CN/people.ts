@@ -1,5 +1,5 @@
 /** Simplified Chinese strings: people. Part of zh-CN.ts; same keys as en/people.ts. */
-import type { MessageSchema } from '../en';
+import type { MessageSchema } from '../en.js';
 import type en from '../en/people';
 
 const people: Pick<MessageSchema, keyof typeof en> = {

@@ -1,5 +1,5 @@
 /** Simplified Chinese strings: sign-in. Part of zh-CN.ts; same keys as en/sign-in.ts. */
-import type { MessageSchema } from '../en';
+import type { MessageSchema } from '../en.js';
 import type en from '../en/sign-in';
 
 const signIn: Pick<MessageSchema, keyof typeof en> = {
