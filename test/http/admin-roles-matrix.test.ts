@@ -155,6 +155,21 @@ describeOnDatabases(
       return browser.call(method, request.path, request.body);
     }
 
+    it('covers every /v1/admin operation of the OpenAPI document, so a new route cannot be missed', async () => {
+      const response = await server.fetch('/v1/openapi.json');
+      expect(response.status).toBe(200);
+      const document = (await response.json()) as { paths: Record<string, Record<string, unknown>> };
+      const documented = Object.entries(document.paths)
+        .filter(([path]) => path.startsWith('/v1/admin/'))
+        .flatMap(([path, operations]) =>
+          Object.keys(operations)
+            .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+            .map((method) => `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
+        )
+        .sort();
+      expect(documented).toEqual(ROUTES);
+    });
+
     it.each(ROUTES)('%s', async (route) => {
       const [method = '', pattern = ''] = route.split(' ');
       for (const caller of CALLERS) {
