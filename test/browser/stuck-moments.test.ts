@@ -105,7 +105,7 @@ describe('item 2: a refused password is explained in the page’s language', () 
     await openView(page, '/#/admin');
     await page.getByRole('tab', { name: 'Users' }).click();
     await page.getByTestId('users-table').waitFor();
-    await page.getByRole('button', { name: 'Reset password 3100002', exact: true }).click();
+    await userRowAction(page, 3_100_002, 'Reset password');
     await page.locator('#reset-password').fill('x3100002-lantern');
     await page.getByTestId('reset-password').getByRole('button', { name: 'Reset password' }).click();
     const reason = page.getByText(
