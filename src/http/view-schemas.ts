@@ -61,7 +61,7 @@ export const MeViewSchema = Exactly({
   ...MUST_CHANGE_PASSWORD,
   source: Type.Optional(Type.Literal('ldap')),
   name: Type.Optional(Type.String()),
-  roles: ReadonlyArray(RoleGrantViewSchema),
+  roles: Type.Optional(ReadonlyArray(RoleGrantViewSchema)),
 });
 
 const SIGNED_IN = { uin: USER.uin, user_group: UserGroupView, ...MUST_CHANGE_PASSWORD };

@@ -48,8 +48,11 @@ export interface MeView extends UserView, PendingPasswordChange {
   readonly source?: 'ldap';
   /** The display name, present only when the person has one (the home page greets them by it). */
   readonly name?: string;
-  /** The roles held beside `user_group` (docs/interface.md#roles); empty for most people. */
-  readonly roles: readonly RoleGrant[];
+  /**
+   * The roles held beside `user_group` (docs/interface.md#roles), present only for a role holder: the answer
+   * of everyone else stays `{"uin","user_group","created_at"}`.
+   */
+  readonly roles?: readonly RoleGrant[];
 }
 
 /** The answer to a sign-in (`POST /v1/account/login`). */

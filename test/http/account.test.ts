@@ -207,9 +207,8 @@ describeOnDatabases('account API', { transport: 'inject' }, ({ server }) => {
       expect(response.headers.get('cache-control')).toBe('no-store');
       const body = await envelope<{ uin: number; user_group: string; created_at: string }>(response);
       expect(body).toMatchObject({ code: 0, msg: 'ok', data: { uin, user_group: 'member' } });
-      // docs/interface.md#roles: `roles` beside user_group, [] for people without one.
-      expect(Object.keys(body.data).sort()).toEqual(['created_at', 'roles', 'uin', 'user_group']);
-      expect(body.data).toMatchObject({ roles: [] });
+      // Exactly these three (docs/interface.md#browser-session-api): `roles` only for a role holder.
+      expect(Object.keys(body.data).sort()).toEqual(['created_at', 'uin', 'user_group']);
       expect(body.data.created_at).toMatch(ISO_MS);
       const stored = await server.ctx.store.users.find(uin);
       expect(body.data.created_at).toBe(new Date(stored?.createdAt ?? 0).toISOString());

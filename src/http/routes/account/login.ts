@@ -178,12 +178,13 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
         if (readSessionCookies(ctx, request).length > 0) clearSessionCookie(ctx, reply);
         throw notSignedIn();
       }
+      const roles = await rolesOf(ctx, signedIn.user.uin);
       const me: MeView = {
         ...userView(signedIn.user),
         ...(signedIn.user.mustChangePassword && { must_change_password: true as const }),
         ...(signedIn.user.source === 'ldap' && { source: 'ldap' as const }),
         ...(signedIn.user.name && { name: signedIn.user.name }),
-        roles: await rolesOf(ctx, signedIn.user.uin),
+        ...(roles.length > 0 && { roles }),
       };
       return ok(me);
     },
