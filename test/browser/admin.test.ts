@@ -209,7 +209,7 @@ describe('OAuth 2 applications panel', () => {
     const created = await sso.addApp('Sports', '⚽');
     await openAdmin(page);
     const row = page.getByTestId('apps-table').getByRole('row').filter({ hasText: created.client_id });
-    await userRowAction(page, 4000001, 'Disable');
+    await row.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Disable', exact: true }).click();
     await row.getByText('Disabled', { exact: true }).waitFor();
     await row.getByRole('button', { name: 'Enable' }).click();
