@@ -79,9 +79,12 @@ export async function adminAppViews(
     deps.store.logouts.pendingByApp(),
   ]);
   // Newest first; apps created in the same millisecond keep the store's order.
-  return [...all]
-    .sort((a, b) => b.createdAt - a.createdAt)
-    .map((app) => ({ ...appView(app), backchannel_logout_pending: pending.get(app.clientId) ?? 0 }));
+  return [...all].sort((a, b) => b.createdAt - a.createdAt).map((app) => adminView(app, pending));
+}
+
+/** An app as the admin API shows it, with its back-channel logouts still queued. */
+function adminView(app: AppRecord, pending: ReadonlyMap<string, number>): AppView {
+  return { ...appView(app), backchannel_logout_pending: pending.get(app.clientId) ?? 0 };
 }
 
 /** A page of the audit trail, newest first. */
@@ -102,6 +105,5 @@ export function findUsers(
 
 /** One app as the admin API shows it. */
 export async function adminAppView(deps: Pick<AdminReadDeps, 'store'>, app: AppRecord): Promise<AppView> {
-  const pending = await deps.store.logouts.pendingByApp();
-  return { ...appView(app), backchannel_logout_pending: pending.get(app.clientId) ?? 0 };
+  return adminView(app, await deps.store.logouts.pendingByApp());
 }
