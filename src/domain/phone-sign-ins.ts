@@ -15,6 +15,12 @@ import { randomToken, sha256Hex } from './crypto.js';
 
 /** Requests live 2 minutes (docs/interface.md#sign-in-with-your-phone). */
 export const PHONE_SIGN_IN_TTL_MS = 2 * 60_000;
+/**
+ * New requests per address and minute: a lab of a hundred computers behind one NAT address, each starting
+ * one, stays under it; a script filling the table with requests does not (docs/security.md).
+ */
+export const PHONE_SIGN_IN_STARTS_PER_MINUTE = 120;
+const START_WINDOW_MS = 60_000;
 const MAX_USER_AGENT = 256;
 
 export interface StartedPhoneSignIn {
@@ -26,6 +32,12 @@ export interface StartedPhoneSignIn {
   readonly expiresAt: number;
 }
 
+/** A start refused: this address started too many requests this minute; it may try again after this. */
+export interface ThrottledStart {
+  readonly throttled: true;
+  readonly retryAfter: number;
+}
+
 /** What the computer's poll learns. */
 export type PhoneSignInPoll =
   | { readonly status: 'pending' | 'failed' | 'expired' | 'unknown' }
@@ -34,6 +46,7 @@ export type PhoneSignInPoll =
 /** What a phone's pick answers. */
 export type PhonePick = 'approved' | 'wrong' | 'gone';
 
+const startKey = (ip: string): string => `phone-sign-in:start:address:${ip}`;
 const idKey = (id: string): string => sha256Hex(`phone-sign-in:${id}`);
 const secretKey = (secret: string): string => sha256Hex(`phone-sign-in-secret:${secret}`);
 
@@ -55,9 +68,15 @@ export class PhoneSignInService {
     private readonly clock: Clock,
   ) {}
 
-  /** The computer's new request, from its address and browser. */
-  async start(ip: string, userAgent: string | undefined): Promise<StartedPhoneSignIn> {
+  /** The computer's new request, from its address and browser, unless the address started too many. */
+  async start(ip: string, userAgent: string | undefined): Promise<StartedPhoneSignIn | ThrottledStart> {
     const now = this.clock.now();
+    // Counted before the insert, in one statement, so a burst of simultaneous starts is each counted.
+    const starts = await this.store.throttles.hit(startKey(ip), now, now - START_WINDOW_MS);
+    if (starts.failures > PHONE_SIGN_IN_STARTS_PER_MINUTE) {
+      const retryAfter = Math.max(1, Math.ceil((starts.windowStart + START_WINDOW_MS - now) / 1000));
+      return { throttled: true, retryAfter };
+    }
     const id = randomToken(16);
     const secret = randomToken(32);
     const number = randomInt(10, 100);

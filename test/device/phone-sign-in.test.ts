@@ -5,6 +5,7 @@
  */
 import { generateSync } from 'otplib';
 import { describe, expect, it } from 'vitest';
+import { PHONE_SIGN_IN_STARTS_PER_MINUTE } from '../../src/domain/phone-sign-ins.js';
 import { EnvelopeCode } from '../../src/shared/envelope.js';
 import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
@@ -205,6 +206,27 @@ describeOnDatabases(
         expect(answers.map((r) => r.status).sort()).toEqual([200, 404]);
         const winner = answers[0]!.status === 200 ? a.uin : b.uin;
         expect((await computer.poll()).body.data).toMatchObject({ status: 'approved', uin: winner });
+      });
+    });
+
+    // Last in the suite: it spends this address's budget for the minute, then moves the clock past it.
+    describe('new requests from one address', () => {
+      it('starts 120 a minute and refuses the next with 429 code 7 and Retry-After, until the minute is over', async () => {
+        clock.advance(61_000); // past the minute the earlier tests' starts counted in
+        const starts = await Promise.all(
+          Array.from({ length: PHONE_SIGN_IN_STARTS_PER_MINUTE }, () =>
+            new Computer().call('POST', '/v1/account/phone-sign-in'),
+          ),
+        );
+        expect(starts.map((r) => r.status)).toEqual(starts.map(() => 200));
+        clock.advance(20_000);
+        const refused = await new Computer().call('POST', '/v1/account/phone-sign-in');
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get('retry-after'))).toBe(40);
+        expect(refused.headers.getSetCookie()).toEqual([]);
+        expect(await json(refused)).toMatchObject({ code: EnvelopeCode.Throttled, data: {} });
+        clock.advance(40_000);
+        expect((await new Computer().start()).number).toBeGreaterThanOrEqual(10);
       });
     });
   },

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { PHONE_SIGN_IN_TTL_MS } from '../../../domain/phone-sign-ins.js';
 import { isActiveUser } from '../../../domain/users.js';
-import { ApiError, notFound, notSignedIn } from '../../api-error.js';
+import { ApiError, notFound, notSignedIn, tooManyAttempts } from '../../api-error.js';
 import { EnvelopeCode } from '../../../shared/envelope.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
@@ -83,8 +83,9 @@ export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
     '/v1/account/phone-sign-in',
     { schema: { response: StartAnswers, security: PUBLIC }, config: { csrf: true } },
     async (request, reply) => {
-      const started = await ctx.phoneSignIns.start(request.ip, request.headers['user-agent']);
       reply.header('cache-control', 'no-store');
+      const started = await ctx.phoneSignIns.start(request.ip, request.headers['user-agent']);
+      if ('throttled' in started) throw tooManyAttempts(started.retryAfter);
       reply.header('set-cookie', secretCookie(ctx, started.secret, PHONE_SIGN_IN_TTL_MS / 1000));
       return ok({
         id: started.id,
