@@ -195,11 +195,13 @@ export interface ImportServices {
 /**
  * Imports rows: invalid rows are reported, a uin already taken is reported as `exists` (never overwritten),
  * a uin repeated inside the same call is an error on its later lines, and the rest are created: with a
- * password to be changed at their first sign-in, or with a reset code when the row has no password.
+ * password to be changed at their first sign-in, or with a reset code when the row has no password (valid
+ * `resetCodeDays` days, or 24 hours).
  */
 export async function importUsers(
   { store, users, resetCodes }: ImportServices,
   rows: readonly ImportRow[],
+  { resetCodeDays }: { readonly resetCodeDays?: number | undefined } = {},
 ): Promise<ImportResult[]> {
   const firstLineOfUin = new Map<number, number>();
   const checked = rows.map((row): CheckedRow => {
@@ -227,7 +229,7 @@ export async function importUsers(
       return { line, uin, status: created ? 'created' : 'exists' };
     }
     if (!(await users.createWithoutPassword(uin, userGroup, profile))) return { line, uin, status: 'exists' };
-    const { code, expiresAt } = await resetCodes.issue(uin);
+    const { code, expiresAt } = await resetCodes.issue(uin, resetCodeDays);
     return {
       line,
       uin,

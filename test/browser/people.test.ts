@@ -61,7 +61,21 @@ describe('#/admin → CSV import without passwords → sign-in cards → #/reset
     await page
       .getByTestId('import-file')
       .setInputFiles({ name: 'class.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    // The codes' lifetime is asked before the import: a week unless changed.
+    const lifetime = page.getByTestId('import-dialog').getByLabel('Code valid for');
+    expect(await lifetime.inputValue()).toBe('7');
+    await lifetime.selectOption('5');
+    const sent = page.waitForResponse((r) => r.url().endsWith('/v1/admin/users/import'));
+    const before = Date.now();
     await page.getByTestId('import-start').click();
+    const imported = (await (await sent).json()) as {
+      data: { results: { reset_code_expires_at: string }[] };
+    };
+    for (const row of imported.data.results) {
+      const days = (Date.parse(row.reset_code_expires_at) - before) / (24 * 3600 * 1000);
+      expect(days).toBeGreaterThan(4.99);
+      expect(days).toBeLessThan(5.01);
+    }
     await page.getByText('Import finished').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('count-created').textContent()).toBe('3');
 

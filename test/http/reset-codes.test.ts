@@ -211,5 +211,40 @@ describeOnDatabases('reset codes', { transport: 'inject', user: 'admin' }, ({ se
       expect(redeemed.status).toBe(200);
       expect((await new Browser(server).login(uin, NEW_PASSWORD)).status).toBe(200);
     });
+
+    it('gives the codes the 1 to 14 days the chunk asks for (24 hours without), and says so in the audit trail', async () => {
+      const importOne = async (extra: Record<string, unknown>) => {
+        const uin = freshUin();
+        const before = Date.now();
+        const response = await admin.call('POST', '/v1/admin/users/import', {
+          rows: [{ line: 2, uin, password: '', user_group: 'user' }],
+          ...extra,
+        });
+        return { uin, before, response };
+      };
+      const daysOf = async ({ before, response }: { before: number; response: Response }) => {
+        expect(response.status).toBe(200);
+        const [row] = (await json<Envelope<{ results: { reset_code_expires_at: string }[] }>>(response)).data
+          .results;
+        return (Date.parse(row!.reset_code_expires_at) - before) / (24 * 3600 * 1000);
+      };
+      const week = await importOne({ reset_code_days: 7 });
+      const weekDays = await daysOf(week);
+      expect(weekDays).toBeGreaterThan(6.99);
+      expect(weekDays).toBeLessThan(7.01);
+      const events = await server.ctx.store.audit.list({ uin: week.uin, limit: 10 });
+      expect(events.find((e) => e.action === 'reset_code_issued')?.detail).toEqual({
+        via: 'import',
+        days: 7,
+      });
+      const day = await daysOf(await importOne({}));
+      expect(day).toBeGreaterThan(0.99);
+      expect(day).toBeLessThan(1.01);
+      for (const reset_code_days of [0, 15, 2.5, '7']) {
+        const refused = await importOne({ reset_code_days });
+        expect(refused.response.status).toBe(400);
+        expect(await server.ctx.store.users.find(refused.uin)).toBeUndefined();
+      }
+    });
   });
 });

@@ -28,8 +28,12 @@ export const adminUsersApi = {
     call<{ user: AdminUserView }>('PATCH', `/v1/admin/users/${uin}`, patch),
   signOutUser: (uin: number) =>
     call<{ sessions_ended: number }>('POST', `/v1/admin/users/${uin}/sign-out`, {}),
-  importUsers: (rows: ImportRow[]) =>
-    call<{ results: ImportResult[] }>('POST', '/v1/admin/users/import', { rows }),
+  /** `days`: the lifetime of the reset codes of rows without a password, 1 to 14 (without it, 24 hours). */
+  importUsers: (rows: ImportRow[], days?: number) =>
+    call<{ results: ImportResult[] }>('POST', '/v1/admin/users/import', {
+      rows,
+      ...(days !== undefined && { reset_code_days: days }),
+    }),
   updateProfile: (uin: number, patch: UserProfilePatch) =>
     call<{ user: AdminUserView }>('PATCH', `/v1/admin/users/${uin}`, patch),
   bulkUsers: (request: BulkRequest) =>

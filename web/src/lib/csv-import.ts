@@ -94,17 +94,18 @@ export function parseUsersCsv(text: string): ParsedImport {
 }
 
 /**
- * Sends the rows chunk by chunk, calling `onProgress` with the results so far after each chunk.
+ * Sends the rows chunk by chunk, calling `onProgress` with the results so far after each chunk; the reset codes
+ * of rows without a password live `codeDays` days.
  * A failed call (network, server error) stops the import and is thrown; the results so far are kept.
  */
 export async function sendImport(
   rows: readonly ImportRow[],
   onProgress: (results: ImportResult[]) => void,
-  chunkSize = IMPORT_CHUNK_SIZE,
+  { codeDays, chunkSize = IMPORT_CHUNK_SIZE }: { codeDays?: number; chunkSize?: number } = {},
 ): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   for (let start = 0; start < rows.length; start += chunkSize) {
-    const answer = await api.importUsers(rows.slice(start, start + chunkSize));
+    const answer = await api.importUsers(rows.slice(start, start + chunkSize), codeDays);
     results.push(...answer.results);
     onProgress(results);
   }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { importUsers, MAX_IMPORT_ROWS } from '../../../domain/admin-user-import.js';
+import { RESET_CODE_MAX_DAYS, RESET_CODE_MIN_DAYS } from '../../../domain/reset-codes.js';
 import { ok } from '../../responses.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { IMPORT_COLUMNS } from '../../../shared/people.js';
@@ -24,6 +25,10 @@ const ImportBody = Type.Object(
       ),
       { maxItems: MAX_IMPORT_ROWS },
     ),
+    // How long the reset codes of rows without a password stay valid, in days (without it, 24 hours).
+    reset_code_days: Type.Optional(
+      Type.Integer({ minimum: RESET_CODE_MIN_DAYS, maximum: RESET_CODE_MAX_DAYS }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -42,7 +47,8 @@ export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
       bodyLimit: IMPORT_BODY_LIMIT,
     },
     async (request) => {
-      const results = await importUsers(ctx, request.body.rows);
+      const days = request.body.reset_code_days;
+      const results = await importUsers(ctx, request.body.rows, { resetCodeDays: days });
       const count = (status: string): number => results.filter((r) => r.status === status).length;
       const withCodes = results.filter((r) => r.reset_code !== undefined);
       // One event per code, so "who gave this student a reset code?" is answered by their uin.
@@ -50,7 +56,7 @@ export const adminUserImportRoutes: RoutePlugin = async (app, { ctx }) => {
         await auditAdminAction(ctx, request, {
           action: 'reset_code_issued',
           target: `user:${String(row.uin)}`,
-          detail: { via: 'import' },
+          detail: { via: 'import', ...(days !== undefined && { days }) },
         });
       }
       await auditAdminAction(ctx, request, {

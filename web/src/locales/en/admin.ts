@@ -101,6 +101,8 @@ const admin = {
     title: 'Import users from CSV',
     intro: 'One user per line: uin,password,user_group (admin, member or user). A header line is optional.',
     chooseFile: 'CSV file',
+    codesNote:
+      'Rows without a password get a reset code and a sign-in card instead; choose how long the codes stay valid.',
     start: 'Import',
     parsing: 'Reading the file…',
     progress: 'Imported {done} of {total} rows',

@@ -101,6 +101,7 @@ const admin: Pick<MessageSchema, keyof typeof en> = {
     title: '从 CSV 导入用户',
     intro: '每行一个用户：uin,password,user_group（admin、member 或 user）。表头行可有可无。',
     chooseFile: 'CSV 文件',
+    codesNote: '没有密码的行会得到重置码和登录卡片；请选择重置码的有效期。',
     start: '导入',
     parsing: '正在读取文件…',
     progress: '已导入 {done} / {total} 行',
