@@ -185,6 +185,56 @@ describe('OAuth 2 applications panel', () => {
     expect(foreignRequests).toEqual([]);
   });
 
+  it('makes a service account: the client-credentials switch, its scopes, no redirect URI; its token reads the admin API', async () => {
+    const { page, problems } = tp;
+    await openAdmin(page);
+    await page.getByTestId('add-app').click();
+    const form = page.getByTestId('app-form');
+    await form.waitFor();
+    await form.getByLabel('Name', { exact: true }).fill('Roster sync');
+    await form.getByLabel('Emoji', { exact: true }).fill('🔄');
+    expect(await form.getByLabel('Allowed scopes').count()).toBe(0);
+    await form.getByTestId('app-client-credentials').click();
+    const scopes = form.getByLabel('Allowed scopes');
+    await scopes.fill('admin:users:read "quoted"');
+    await form.getByText('Each scope: letters, digits and : . _ - only; at most 20.').waitFor();
+    expect(await scopes.getAttribute('aria-invalid')).toBe('true');
+    await scopes.fill('admin:users:read admin:audit:read');
+    expect(await scopes.getAttribute('aria-invalid')).toBe('false');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    const dialog = page.getByTestId('credentials-dialog');
+    await dialog.waitFor();
+    const clientId = await page.getByTestId('client-id').inputValue();
+    const clientSecret = await page.getByTestId('client-secret').inputValue();
+    await dialog.getByRole('button', { name: 'I have saved the secret' }).click();
+    const row = page.getByTestId('apps-table').getByRole('row').filter({ hasText: clientId });
+    await row.getByText('Service account: admin:users:read admin:audit:read').waitFor();
+
+    const token = await fetch(`${sso.baseUrl}/v1/oauth2/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    expect(token.status).toBe(200);
+    const { access_token, scope } = (await token.json()) as { access_token: string; scope: string };
+    expect(scope.split(' ').sort()).toEqual(['admin:audit:read', 'admin:users:read']);
+    const users = await fetch(`${sso.baseUrl}/v1/admin/users?limit=1`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(users.status).toBe(200);
+    const write = await fetch(`${sso.baseUrl}/v1/admin/users/${MEMBER.uin}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Not allowed' }),
+    });
+    expect(write.status).toBe(403);
+    expect(problems).toEqual([]);
+  });
+
   it('rotates a secret: the new one is shown once and works, the old one stops working', async () => {
     const { page } = tp;
     const created = await sso.addApp('Canteen', '🍜');
