@@ -61,6 +61,3 @@ export function canonicalRedirectUri(uri: string): string | undefined {
     return undefined;
   }
 }
-
-/** The former name of `redirectUriProblemCode`, still imported by the pages (web/src/lib/validation.ts). */
-export const redirectUriProblem = redirectUriProblemCode;

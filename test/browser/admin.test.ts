@@ -193,6 +193,13 @@ describe('OAuth 2 applications panel', () => {
     await form.waitFor();
     await form.getByLabel('Name', { exact: true }).fill('Roster sync');
     await form.getByLabel('Emoji', { exact: true }).fill('🔄');
+    // The homepage address is checked with the redirect URI rules, and the reason is said in words.
+    const homepage = form.getByLabel('Homepage address');
+    await homepage.fill('http://roster.example.edu/');
+    await expect
+      .poll(() => form.locator('#app-homepage-feedback').textContent())
+      .toBe('Use https (plain http only for localhost, 127.0.0.1 or [::1]).');
+    await homepage.fill('');
     expect(await form.getByLabel('Allowed scopes').count()).toBe(0);
     await form.getByTestId('app-client-credentials').click();
     const scopes = form.getByLabel('Allowed scopes');

@@ -3,13 +3,13 @@
  * redirect URIs row by row, and CAS service URLs as one list.
  */
 import type { ComposerTranslation } from 'vue-i18n';
-import { redirectUriProblem } from './validation';
+import { redirectUriProblemKey } from './validation';
 
 /** Each row's problem ('' when fine); blank rows are fine here, and a row repeating an earlier one is not. */
 export function redirectUriProblems(uris: readonly string[], t: ComposerTranslation): string[] {
   return uris.map((uri, index) => {
     if (uri.trim() === '') return '';
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblemKey(uri);
     if (problem) return t(`apps.${problem.key}`, { canonical: problem.canonical ?? '' });
     return uris.indexOf(uri) < index ? t('apps.uriDuplicate') : '';
   });
@@ -19,7 +19,7 @@ export function redirectUriProblems(uris: readonly string[], t: ComposerTranslat
 export function casServicesProblem(services: readonly string[], max: number, t: ComposerTranslation): string {
   if (services.length > max) return t('cas.servicesTooMany');
   for (const [index, url] of services.entries()) {
-    const problem = redirectUriProblem(url);
+    const problem = redirectUriProblemKey(url);
     if (problem) {
       return t('cas.serviceProblem', {
         n: index + 1,

@@ -2,7 +2,7 @@
  * Checks of an app's logout settings (docs/interface.md#sessions-and-sign-out), with the redirect URI rules:
  * post-logout redirect URIs (0 to 10, no repeats) and the back-channel logout URI (optional).
  */
-import { MAX_REDIRECT_URIS, redirectUriProblem, type RedirectUriProblem } from './validation';
+import { MAX_REDIRECT_URIS, redirectUriProblemKey, type RedirectUriProblem } from './validation';
 
 export type LogoutUriProblem = RedirectUriProblem | 'uriDuplicate';
 
@@ -11,7 +11,7 @@ export function postLogoutUriProblems(uris: readonly string[]): (LogoutUriProble
   return uris.map((raw, index) => {
     const uri = raw.trim();
     if (uri === '') return undefined;
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblemKey(uri);
     if (problem) return problem;
     return uris.findIndex((other) => other.trim() === uri) < index ? 'uriDuplicate' : undefined;
   });
@@ -22,7 +22,7 @@ export function cleanUris(uris: readonly string[]): string[] {
 }
 
 export function backchannelUriProblem(uri: string): RedirectUriProblem | undefined {
-  return uri.trim() === '' ? undefined : redirectUriProblem(uri.trim());
+  return uri.trim() === '' ? undefined : redirectUriProblemKey(uri.trim());
 }
 
 export function logoutFieldsValid(postLogoutUris: readonly string[], backchannelUri: string): boolean {

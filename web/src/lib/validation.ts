@@ -5,7 +5,7 @@
 import {
   type RedirectUriProblem as SharedRedirectUriProblem,
   canonicalRedirectUri,
-  redirectUriProblem as redirectUriRule,
+  redirectUriProblemCode,
 } from '../../../src/shared/redirect-uris';
 import { isValidUin, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../../src/shared/users';
 
@@ -55,8 +55,8 @@ const PROBLEM_KEYS: Readonly<Record<SharedRedirectUriProblem, RedirectUriProblem
 };
 
 /** Why `uri` may not be registered, as a locale key (and the form to write instead); undefined when it may. */
-export function redirectUriProblem(uri: string): RedirectUriProblem | undefined {
-  const problem = redirectUriRule(uri);
+export function redirectUriProblemKey(uri: string): RedirectUriProblem | undefined {
+  const problem = redirectUriProblemCode(uri);
   if (problem === undefined) return undefined;
   if (problem === 'notCanonical')
     return { key: 'uriNotCanonical', canonical: canonicalRedirectUri(uri) ?? '' };
