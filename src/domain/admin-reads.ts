@@ -105,5 +105,5 @@ export function findUsers(
 
 /** One app as the admin API shows it. */
 export async function adminAppView(deps: Pick<AdminReadDeps, 'store'>, app: AppRecord): Promise<AppView> {
-  return adminView(app, await deps.store.logouts.pendingByApp());
+  return adminView(app, await deps.store.logouts.pendingByApp(app.clientId));
 }

@@ -153,11 +153,12 @@ export class Logouts extends Repository implements LogoutRepository {
     });
   }
 
-  async pendingByApp(): Promise<Map<string, number>> {
+  async pendingByApp(clientId?: string): Promise<Map<string, number>> {
     const rows = await this.db
       .selectFrom('logout_deliveries')
       .select(['client_id', (eb) => eb.fn.countAll<number | string>().as('count')])
       .where('status', '=', 'pending')
+      .$if(clientId !== undefined, (query) => query.where('client_id', '=', clientId!))
       .groupBy('client_id')
       .execute();
     return new Map(rows.map((row) => [row.client_id, Number(row.count)]));

@@ -177,8 +177,8 @@ export interface LogoutRepository {
   claimDue(now: number, leaseUntil: number, limit: number): Promise<LogoutDelivery[]>;
   /** Records an attempt's outcome and releases the claim. */
   finish(delivery: LogoutDelivery, at: number, outcome: LogoutDeliveryOutcome): Promise<void>;
-  /** The number of deliveries not yet made, per app. */
-  pendingByApp(): Promise<Map<string, number>>;
+  /** The number of deliveries not yet made, per app (only the one app, given its client id). */
+  pendingByApp(clientId?: string): Promise<Map<string, number>>;
   /** Calls `listener` whenever a sign-out has queued deliveries (the worker sends them at once). */
   onQueued(listener: () => void): () => void;
 }
