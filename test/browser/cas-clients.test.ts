@@ -8,15 +8,16 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 import {
   ADMIN,
   MEMBER,
   type World,
   a11yViolations,
-  freePort,
   openPage,
   signIn,
   signInByApi,
@@ -46,23 +47,49 @@ function startChild(
   return { child, log: () => log };
 }
 
-/** Waits until `url` answers at all (any status); fails at once if the process exited. */
-async function waitForListening(
-  url: string,
-  started: { child: ChildProcess; log: () => string },
-): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  const what = started.log;
-  for (;;) {
-    if (started.child.exitCode !== null) throw new Error(`exited ${started.child.exitCode}:\n${what()}`);
-    try {
-      await fetch(url, { redirect: 'manual' });
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`did not start:\n${what()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+/** How often a client is started on a new port when the one it was given was taken. */
+const START_TRIES = 5;
+
+/** A port that was free a moment ago: Apache and `php -S` must be told theirs (see `startOnFreePort`). */
+async function probedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/**
+ * Starts a daemon that must be given its port up front: `start(port)` on a probed port, until `serving`
+ * (something only this daemon shows once it has bound the port: its own log line or pid file, never an
+ * answer on the port, which another process could give). The probe's port may be taken by another process
+ * before the daemon binds it; then the daemon exits saying so and the whole start is tried again on a new
+ * port, up to START_TRIES times, showing the daemon's log if every try fails.
+ */
+async function startOnFreePort(
+  start: (port: number) => { child: ChildProcess; log: () => string },
+  serving: (started: { child: ChildProcess; log: () => string }) => boolean,
+): Promise<number> {
+  let failure = '';
+  for (let attempt = 1; attempt <= START_TRIES; attempt++) {
+    const port = await probedPort();
+    const started = start(port);
+    const up = await waitFor(() => (started.child.exitCode !== null ? 'exited' : serving(started) && 'up'), {
+      timeout: 20_000,
+      what: `the daemon to listen on ${port}`,
+    }).catch((error: unknown) => {
+      throw new Error(`did not start:\n${started.log()}`, { cause: error });
+    });
+    if (up === 'up') return port;
+    if (!/Address already in use/i.test(started.log())) {
+      throw new Error(`exited ${started.child.exitCode}:\n${started.log()}`);
     }
+    failure = started.log();
   }
+  throw new Error(`no free port in ${START_TRIES} tries; the last said:\n${failure}`);
 }
 
 beforeAll(async () => {
@@ -99,7 +126,6 @@ describe('Apache httpd with mod_auth_cas', () => {
   let protectedUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
     const root = join(dir, 'apache');
     const htdocs = join(root, 'htdocs', 'protected');
     const cache = join(root, 'cas-cache');
@@ -112,9 +138,12 @@ describe('Apache httpd with mod_auth_cas', () => {
     // Server-side includes print what mod_auth_cas put in REMOTE_USER: the uin.
     writeFileSync(join(htdocs, 'index.shtml'), '<p id="user">uin=<!--#echo var="REMOTE_USER" --></p>\n');
     const running = process.getuid?.() === 0 ? 'User www-data\nGroup www-data\n' : '';
-    writeFileSync(
-      join(root, 'httpd.conf'),
-      `ServerRoot "${root}"
+    const pidFile = join(root, 'httpd.pid');
+    const httpd = (port: number): { child: ChildProcess; log: () => string } => {
+      rmSync(pidFile, { force: true });
+      writeFileSync(
+        join(root, 'httpd.conf'),
+        `ServerRoot "${root}"
 ServerName 127.0.0.1
 Listen 127.0.0.1:${port}
 PidFile "${root}/httpd.pid"
@@ -142,10 +171,12 @@ CASSSOEnabled On
   SetOutputFilter INCLUDES
 </Location>
 `,
-    );
-    const apache = startChild(APACHE, ['-d', root, '-f', join(root, 'httpd.conf'), '-DFOREGROUND'], root);
+      );
+      return startChild(APACHE, ['-d', root, '-f', join(root, 'httpd.conf'), '-DFOREGROUND'], root);
+    };
+    // httpd writes its pid file once it has bound its Listen address.
+    const port = await startOnFreePort(httpd, () => existsSync(pidFile));
     protectedUrl = `http://127.0.0.1:${port}/protected/index.shtml`;
-    await waitForListening(protectedUrl, apache);
     await registerCasApp('Library proxy', '📚', [`http://127.0.0.1:${port}/protected/`]);
   }, 60_000);
 
@@ -213,15 +244,15 @@ describe('phpCAS', () => {
   let scriptUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
     const root = join(dir, 'php');
     mkdirSync(root, { recursive: true });
     const sso = new URL(world.sso.baseUrl);
     // phpCAS builds https URLs from the host and port; campus-sso here speaks plain http on loopback, so
     // the login and validation URLs are set in full. CAS 3.0: the attributes come with the user.
-    writeFileSync(
-      join(root, 'index.php'),
-      `<?php
+    const script = (port: number): void =>
+      writeFileSync(
+        join(root, 'index.php'),
+        `<?php
 require_once '${PHPCAS}';
 phpCAS::client(CAS_VERSION_3_0, '${sso.hostname}', ${sso.port}, '/cas', 'http://127.0.0.1:${port}');
 phpCAS::setServerLoginURL('${world.sso.baseUrl}/cas/login?service=' . urlencode('http://127.0.0.1:${port}/index.php'));
@@ -233,10 +264,16 @@ phpCAS::forceAuthentication();
 header('Content-Type: text/html; charset=utf-8');
 echo '<pre id="result">' . htmlspecialchars(json_encode(['user' => phpCAS::getUser(), 'attributes' => phpCAS::getAttributes()])) . '</pre>';
 `,
+      );
+    // `php -S` says "Development Server (http://…) started" once it listens.
+    const port = await startOnFreePort(
+      (port) => {
+        script(port);
+        return startChild('/usr/bin/php', ['-S', `127.0.0.1:${port}`, '-t', root], root);
+      },
+      (php) => / started/.test(php.log()),
     );
-    const php = startChild('/usr/bin/php', ['-S', `127.0.0.1:${port}`, '-t', root], root);
     scriptUrl = `http://127.0.0.1:${port}/index.php`;
-    await waitForListening(scriptUrl, php);
     await registerCasApp('Timetable', '🗓️', [`http://127.0.0.1:${port}/`]);
   }, 60_000);
 
