@@ -21,6 +21,7 @@ import { Browser, json } from '../helpers/http.js';
 import { LogoutReceiver } from '../helpers/logout-receiver.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
+import { waitFor } from '../helpers/wait.js';
 import { PASSWORD, REDIRECT_URI, freshUin, obtainCode, registerClient, tokensFor } from '../oauth/support.js';
 
 interface Envelope<T = Record<string, unknown>> {
@@ -486,15 +487,15 @@ describeOnDatabases(
         expect((await person.login(uin, PASSWORD)).status).toBe(200);
         await tokensFor(server, person, app, { scope: 'openid', nonce: 'n' });
         await person.call('POST', '/v1/account/logout');
-        const deadline = Date.now() + 10_000;
-        let result: string | undefined;
-        while (result === undefined && Date.now() < deadline) {
-          const body = await json<
-            Envelope<{ app: { backchannel_logout_last_attempt: { result: string } | null } }>
-          >(await admin.call('GET', `/v1/admin/apps/${app.clientId}`));
-          result = body.data.app.backchannel_logout_last_attempt?.result;
-          if (result === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        const result = await waitFor(
+          async () => {
+            const body = await json<
+              Envelope<{ app: { backchannel_logout_last_attempt: { result: string } | null } }>
+            >(await admin.call('GET', `/v1/admin/apps/${app.clientId}`));
+            return body.data.app.backchannel_logout_last_attempt?.result;
+          },
+          { interval: 25, what: 'a delivery attempt' },
+        );
         expect(result).toBe('address not allowed');
       },
     );
