@@ -217,23 +217,21 @@ CASSSOEnabled On
       await before.body?.cancel();
       await page.goto(`${world.sso.baseUrl}/cas/logout`);
       await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const cookie = (await context.cookies(protectedUrl))
-          .filter(appCookie)
-          .map((c) => `${c.name}=${c.value}`);
-        const answer = await fetch(protectedUrl, {
-          headers: { cookie: cookie.join('; ') },
-          redirect: 'manual',
-        });
-        await answer.body?.cancel();
-        if (answer.status === 302) {
-          expect(answer.headers.get('location')).toContain(`${world.sso.baseUrl}/cas/login?service=`);
-          break;
-        }
-        expect(Date.now()).toBeLessThan(deadline);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const signedOut = await waitFor(
+        async () => {
+          const cookie = (await context.cookies(protectedUrl))
+            .filter(appCookie)
+            .map((c) => `${c.name}=${c.value}`);
+          const answer = await fetch(protectedUrl, {
+            headers: { cookie: cookie.join('; ') },
+            redirect: 'manual',
+          });
+          await answer.body?.cancel();
+          return answer.status === 302 ? answer : undefined;
+        },
+        { timeout: 15_000, interval: 100, what: 'mod_auth_cas to forget the session' },
+      );
+      expect(signedOut.headers.get('location')).toContain(`${world.sso.baseUrl}/cas/login?service=`);
     } finally {
       await context.close();
     }

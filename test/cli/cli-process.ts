@@ -135,6 +135,7 @@ export class ServeProcess {
   async listening(timeoutMs = 20_000): Promise<URL> {
     const seen = await waitFor(
       () => {
+        // A taken port: the process may linger with its database open, but it will never serve.
         if (this.child.exitCode !== null || ADDRESS_IN_USE.test(this.stderr))
           return { exited: true } as const;
         const line = this.logLines.find((entry) => entry.msg === 'serving');
@@ -144,8 +145,10 @@ export class ServeProcess {
     ).catch((error: unknown) => {
       throw new Error(`serve did not say it serves: ${this.stderr}${this.stdout}`, { cause: error });
     });
-    if ('exited' in seen)
-      throw new Error(`serve exited with ${this.child.exitCode}: ${this.stderr}${this.stdout}`);
+    if ('exited' in seen) {
+      const code = this.child.exitCode ?? 'none yet';
+      throw new Error(`serve stopped before serving (exit code ${code}): ${this.stderr}${this.stdout}`);
+    }
     return new URL(String(seen.line.url));
   }
 
