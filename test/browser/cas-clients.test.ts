@@ -8,10 +8,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PortTaken, startOnProbedPort } from '../helpers/probed-port.js';
 import { waitFor } from '../helpers/wait.js';
 import {
   ADMIN,
@@ -47,35 +47,18 @@ function startChild(
   return { child, log: () => log };
 }
 
-/** How often a client is started on a new port when the one it was given was taken. */
-const START_TRIES = 5;
-
-/** A port that was free a moment ago: Apache and `php -S` must be told theirs (see `startOnFreePort`). */
-async function probedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}
-
 /**
  * Starts a daemon that must be given its port up front: `start(port)` on a probed port, until `serving`
  * (something only this daemon shows once it has bound the port: its own log line or pid file, never an
  * answer on the port, which another process could give). The probe's port may be taken by another process
- * before the daemon binds it; then the daemon exits saying so and the whole start is tried again on a new
- * port, up to START_TRIES times, showing the daemon's log if every try fails.
+ * before the daemon binds it; then the daemon exits saying so and the start is tried again on a new port
+ * (../helpers/probed-port.ts).
  */
 async function startOnFreePort(
   start: (port: number) => { child: ChildProcess; log: () => string },
   serving: (started: { child: ChildProcess; log: () => string }) => boolean,
 ): Promise<number> {
-  let failure = '';
-  for (let attempt = 1; attempt <= START_TRIES; attempt++) {
-    const port = await probedPort();
+  return startOnProbedPort('a CAS client', async (port) => {
     const started = start(port);
     const up = await waitFor(() => (started.child.exitCode !== null ? 'exited' : serving(started) && 'up'), {
       timeout: 20_000,
@@ -84,12 +67,9 @@ async function startOnFreePort(
       throw new Error(`did not start:\n${started.log()}`, { cause: error });
     });
     if (up === 'up') return port;
-    if (!/Address already in use/i.test(started.log())) {
-      throw new Error(`exited ${started.child.exitCode}:\n${started.log()}`);
-    }
-    failure = started.log();
-  }
-  throw new Error(`no free port in ${START_TRIES} tries; the last said:\n${failure}`);
+    if (/Address already in use/i.test(started.log())) return new PortTaken(started.log());
+    throw new Error(`exited ${started.child.exitCode}:\n${started.log()}`);
+  });
 }
 
 beforeAll(async () => {

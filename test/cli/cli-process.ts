@@ -6,6 +6,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PortTaken, startOnProbedPort } from '../helpers/probed-port.js';
 import { waitFor } from '../helpers/wait.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -193,14 +194,11 @@ export async function serveOnAnyPort(env: Record<string, string>): Promise<Servi
   }
 }
 
-/** How often `serveWithBaseUrl` starts again when its port was taken. */
-const START_TRIES = 5;
-
 /**
  * `campus-sso serve` whose BASE_URL (the issuer, and the Origin the session API wants) names the port it
  * listens on. BASE_URL must be given before the start, so the port comes from a probe (listen on 0, close),
  * and another process may bind it before serve does: serve then fails with EADDRINUSE and the whole start is
- * tried again on a new probe, up to START_TRIES times. Serving is confirmed by the process's own `serving`
+ * tried again on a new probe (../helpers/probed-port.ts). Serving is confirmed by the process's own `serving`
  * line, never by something answering on the port. `host` is BASE_URL's host name (WebAuthn refuses an IP
  * address as relying-party id, so passkey tests use `localhost`); the server listens on 127.0.0.1 either way.
  */
@@ -208,9 +206,7 @@ export async function serveWithBaseUrl(
   env: Record<string, string>,
   { host = '127.0.0.1' }: { readonly host?: string } = {},
 ): Promise<Serving> {
-  let failure = '';
-  for (let attempt = 1; attempt <= START_TRIES; attempt++) {
-    const port = await probedPort();
+  return startOnProbedPort('campus-sso serve', async (port) => {
     const baseUrl = `http://${host}:${port}`;
     const serve = ServeProcess.start(withServingLine({ ...env, PORT: String(port), BASE_URL: baseUrl }));
     try {
@@ -218,23 +214,8 @@ export async function serveWithBaseUrl(
       return { serve, port, baseUrl };
     } catch (error) {
       await serve.stop();
-      if (!ADDRESS_IN_USE.test(serve.stderr)) throw error;
-      failure = serve.stderr;
+      if (ADDRESS_IN_USE.test(serve.stderr)) return new PortTaken(serve.stderr);
+      throw error;
     }
-  }
-  throw new Error(`serve found no free port in ${START_TRIES} tries; the last said: ${failure}`);
-}
-
-/** A port that was free a moment ago (only for serveWithBaseUrl, which starts again when it is not). */
-async function probedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }

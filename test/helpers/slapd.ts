@@ -8,10 +8,11 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Attribute, Change, Client } from 'ldapts';
+import { PortTaken, probedPort, startOnProbedPort } from './probed-port.js';
 import { waitFor as waitForCondition } from './wait.js';
 
 export const SUFFIX = 'dc=school,dc=test';
@@ -56,22 +57,6 @@ export interface TestDirectory {
 }
 
 export const personDn = (uin: number): string => `uid=${uin},${PEOPLE}`;
-
-/** How often the first start is tried on new ports when one of them was taken (see `startTestDirectory`). */
-const START_TRIES = 5;
-
-/** A port that was free a moment ago: slapd must be told its ports, so it starts again when one is taken. */
-async function probedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -244,20 +229,18 @@ export async function startTestDirectory(): Promise<TestDirectory> {
     if (outcome.exited) throw new Error(`slapd exited (${child?.exitCode}): ${outcome.log}`);
   };
 
-  /** The first start: on new probed ports each time slapd finds one taken, at most START_TRIES times. */
-  const firstStart = async (): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
-      port = await probedPort();
+  /** The first start: on new probed ports each time slapd finds one taken (./probed-port.ts). */
+  const firstStart = (): Promise<void> =>
+    startOnProbedPort('slapd', async (probed) => {
+      port = probed;
       ldapsPort = await probedPort();
       url = `ldap://127.0.0.1:${port}`;
       ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
       const outcome = await launch();
       if (!outcome.exited) return;
-      if (!ADDRESS_IN_USE.test(outcome.log) || attempt >= START_TRIES) {
-        throw new Error(`slapd exited (${child?.exitCode}) after ${attempt} tries: ${outcome.log}`);
-      }
-    }
-  };
+      if (ADDRESS_IN_USE.test(outcome.log)) return new PortTaken(outcome.log);
+      throw new Error(`slapd exited (${child?.exitCode}): ${outcome.log}`);
+    });
 
   const stop = async (): Promise<void> => {
     const running = child;
