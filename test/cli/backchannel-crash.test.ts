@@ -10,8 +10,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { LogoutReceiver } from '../helpers/logout-receiver.js';
-import { waitFor } from '../helpers/wait.js';
+import { LogoutReceiver, deliveryAttempted } from '../helpers/logout-receiver.js';
 import { TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
 import { type ServeProcess, ensureBuilt, runCli, serveWithBaseUrl } from './cli-process.js';
 
@@ -108,16 +107,7 @@ describeEachDatabase('back-channel logout across a SIGKILL', (database) => {
       // holds the row until its lease runs out: the same outcome, later).
       const admin = new Browser(baseUrl);
       await admin.login(ADMIN_UIN, PASSWORD);
-      await waitFor(
-        async () => {
-          const app = await admin.call('GET', `/v1/admin/apps/${clientId}`);
-          const { backchannel_logout_last_attempt: last } = (
-            await json<{ data: { app: { backchannel_logout_last_attempt: unknown } } }>(app)
-          ).data.app;
-          return last !== null;
-        },
-        { what: 'a first, failed delivery attempt' },
-      );
+      await deliveryAttempted(admin, clientId);
       serve.child.kill('SIGKILL');
       await new Promise((resolve) => serve?.child.once('exit', resolve));
 

@@ -3,6 +3,7 @@
  * records every request, and answers 200 — or, while `down`, 503.
  */
 import { type Server, createServer } from 'node:http';
+import { type Browser, json } from './http.js';
 import { waitFor } from './wait.js';
 
 export interface ReceivedLogout {
@@ -64,4 +65,20 @@ export class LogoutReceiver {
     });
     return this.received;
   }
+}
+
+/**
+ * Waits until the server has tried to deliver a logout to the app `clientId` (the admin API's
+ * `backchannel_logout_last_attempt`, read as the signed-in `admin`); answers that attempt's result.
+ */
+export async function deliveryAttempted(admin: Browser, clientId: string): Promise<string> {
+  return waitFor(
+    async () => {
+      const answer = await json<{
+        data: { app: { backchannel_logout_last_attempt: { result: string } | null } };
+      }>(await admin.call('GET', `/v1/admin/apps/${clientId}`));
+      return answer.data.app.backchannel_logout_last_attempt?.result;
+    },
+    { interval: 25, what: `a delivery attempt to ${clientId}` },
+  );
 }
