@@ -24,8 +24,8 @@ export class LogoutReceiver {
     return `http://127.0.0.1:${this.port}/backchannel-logout`;
   }
 
-  /** Listens on `port` (0: any free one). */
-  async start(port = 0): Promise<this> {
+  /** Listens on a port the system picks (`port` says which): never on one chosen before, which could be taken. */
+  async start(): Promise<this> {
     this.server = createServer((request, response) => {
       let body = '';
       request.setEncoding('utf8');
@@ -43,7 +43,7 @@ export class LogoutReceiver {
         response.writeHead(200, { 'cache-control': 'no-store' }).end();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     const address = this.server.address();
     this.port = typeof address === 'object' && address ? address.port : 0;
     return this;
