@@ -42,8 +42,8 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   // What the process runs with: the young generation's flag comes from every documented start path
-  // (docs/operations.md#requirements).
-  server.app.log.info({ pid: process.pid, node_flags: process.execArgv }, 'serving');
+  // (docs/operations.md#requirements); and where it listens, which PORT=0 leaves to the OS.
+  server.app.log.info({ pid: process.pid, node_flags: process.execArgv, url: server.url }, 'serving');
   // Started during an outage, the instance prepares the database once it answers; a failure then that is
   // no outage (a wrong SECRET_KEY) ends the process as it would have at the start.
   server.started.catch((error: unknown) => {

@@ -11,12 +11,13 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PortTaken, startOnProbedPort } from '../helpers/probed-port.js';
+import { waitFor } from '../helpers/wait.js';
 import {
   ADMIN,
   MEMBER,
   type World,
   a11yViolations,
-  freePort,
   openPage,
   signIn,
   signInByApi,
@@ -46,23 +47,29 @@ function startChild(
   return { child, log: () => log };
 }
 
-/** Waits until `url` answers at all (any status); fails at once if the process exited. */
-async function waitForListening(
-  url: string,
-  started: { child: ChildProcess; log: () => string },
-): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  const what = started.log;
-  for (;;) {
-    if (started.child.exitCode !== null) throw new Error(`exited ${started.child.exitCode}:\n${what()}`);
-    try {
-      await fetch(url, { redirect: 'manual' });
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`did not start:\n${what()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+/**
+ * Starts a daemon that must be given its port up front: `start(port)` on a probed port, until `serving`
+ * (something only this daemon shows once it has bound the port: its own log line or pid file, never an
+ * answer on the port, which another process could give). The probe's port may be taken by another process
+ * before the daemon binds it; then the daemon exits saying so and the start is tried again on a new port
+ * (../helpers/probed-port.ts).
+ */
+async function startOnFreePort(
+  start: (port: number) => { child: ChildProcess; log: () => string },
+  serving: (started: { child: ChildProcess; log: () => string }) => boolean,
+): Promise<number> {
+  return startOnProbedPort('a CAS client', async (port) => {
+    const started = start(port);
+    const up = await waitFor(() => (started.child.exitCode !== null ? 'exited' : serving(started) && 'up'), {
+      timeout: 20_000,
+      what: `the daemon to listen on ${port}`,
+    }).catch((error: unknown) => {
+      throw new Error(`did not start:\n${started.log()}`, { cause: error });
+    });
+    if (up === 'up') return port;
+    if (/Address already in use/i.test(started.log())) return new PortTaken(started.log());
+    throw new Error(`exited ${started.child.exitCode}:\n${started.log()}`);
+  });
 }
 
 beforeAll(async () => {
@@ -99,7 +106,6 @@ describe('Apache httpd with mod_auth_cas', () => {
   let protectedUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
     const root = join(dir, 'apache');
     const htdocs = join(root, 'htdocs', 'protected');
     const cache = join(root, 'cas-cache');
@@ -112,9 +118,12 @@ describe('Apache httpd with mod_auth_cas', () => {
     // Server-side includes print what mod_auth_cas put in REMOTE_USER: the uin.
     writeFileSync(join(htdocs, 'index.shtml'), '<p id="user">uin=<!--#echo var="REMOTE_USER" --></p>\n');
     const running = process.getuid?.() === 0 ? 'User www-data\nGroup www-data\n' : '';
-    writeFileSync(
-      join(root, 'httpd.conf'),
-      `ServerRoot "${root}"
+    const pidFile = join(root, 'httpd.pid');
+    const httpd = (port: number): { child: ChildProcess; log: () => string } => {
+      rmSync(pidFile, { force: true });
+      writeFileSync(
+        join(root, 'httpd.conf'),
+        `ServerRoot "${root}"
 ServerName 127.0.0.1
 Listen 127.0.0.1:${port}
 PidFile "${root}/httpd.pid"
@@ -142,10 +151,12 @@ CASSSOEnabled On
   SetOutputFilter INCLUDES
 </Location>
 `,
-    );
-    const apache = startChild(APACHE, ['-d', root, '-f', join(root, 'httpd.conf'), '-DFOREGROUND'], root);
+      );
+      return startChild(APACHE, ['-d', root, '-f', join(root, 'httpd.conf'), '-DFOREGROUND'], root);
+    };
+    // httpd writes its pid file once it has bound its Listen address.
+    const port = await startOnFreePort(httpd, () => existsSync(pidFile));
     protectedUrl = `http://127.0.0.1:${port}/protected/index.shtml`;
-    await waitForListening(protectedUrl, apache);
     await registerCasApp('Library proxy', '📚', [`http://127.0.0.1:${port}/protected/`]);
   }, 60_000);
 
@@ -186,23 +197,21 @@ CASSSOEnabled On
       await before.body?.cancel();
       await page.goto(`${world.sso.baseUrl}/cas/logout`);
       await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const cookie = (await context.cookies(protectedUrl))
-          .filter(appCookie)
-          .map((c) => `${c.name}=${c.value}`);
-        const answer = await fetch(protectedUrl, {
-          headers: { cookie: cookie.join('; ') },
-          redirect: 'manual',
-        });
-        await answer.body?.cancel();
-        if (answer.status === 302) {
-          expect(answer.headers.get('location')).toContain(`${world.sso.baseUrl}/cas/login?service=`);
-          break;
-        }
-        expect(Date.now()).toBeLessThan(deadline);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const signedOut = await waitFor(
+        async () => {
+          const cookie = (await context.cookies(protectedUrl))
+            .filter(appCookie)
+            .map((c) => `${c.name}=${c.value}`);
+          const answer = await fetch(protectedUrl, {
+            headers: { cookie: cookie.join('; ') },
+            redirect: 'manual',
+          });
+          await answer.body?.cancel();
+          return answer.status === 302 ? answer : undefined;
+        },
+        { timeout: 15_000, interval: 100, what: 'mod_auth_cas to forget the session' },
+      );
+      expect(signedOut.headers.get('location')).toContain(`${world.sso.baseUrl}/cas/login?service=`);
     } finally {
       await context.close();
     }
@@ -213,15 +222,15 @@ describe('phpCAS', () => {
   let scriptUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
     const root = join(dir, 'php');
     mkdirSync(root, { recursive: true });
     const sso = new URL(world.sso.baseUrl);
     // phpCAS builds https URLs from the host and port; campus-sso here speaks plain http on loopback, so
     // the login and validation URLs are set in full. CAS 3.0: the attributes come with the user.
-    writeFileSync(
-      join(root, 'index.php'),
-      `<?php
+    const script = (port: number): void =>
+      writeFileSync(
+        join(root, 'index.php'),
+        `<?php
 require_once '${PHPCAS}';
 phpCAS::client(CAS_VERSION_3_0, '${sso.hostname}', ${sso.port}, '/cas', 'http://127.0.0.1:${port}');
 phpCAS::setServerLoginURL('${world.sso.baseUrl}/cas/login?service=' . urlencode('http://127.0.0.1:${port}/index.php'));
@@ -233,10 +242,16 @@ phpCAS::forceAuthentication();
 header('Content-Type: text/html; charset=utf-8');
 echo '<pre id="result">' . htmlspecialchars(json_encode(['user' => phpCAS::getUser(), 'attributes' => phpCAS::getAttributes()])) . '</pre>';
 `,
+      );
+    // `php -S` says "Development Server (http://…) started" once it listens.
+    const port = await startOnFreePort(
+      (port) => {
+        script(port);
+        return startChild('/usr/bin/php', ['-S', `127.0.0.1:${port}`, '-t', root], root);
+      },
+      (php) => / started/.test(php.log()),
     );
-    const php = startChild('/usr/bin/php', ['-S', `127.0.0.1:${port}`, '-t', root], root);
     scriptUrl = `http://127.0.0.1:${port}/index.php`;
-    await waitForListening(scriptUrl, php);
     await registerCasApp('Timetable', '🗓️', [`http://127.0.0.1:${port}/`]);
   }, 60_000);
 

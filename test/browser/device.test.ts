@@ -99,7 +99,8 @@ describe('a classroom screen and a student on a phone', () => {
     );
     expect(await seriousA11yViolations(page)).toEqual([]);
 
-    // The screen's next poll (after the interval) gets its tokens.
+    // The screen's next poll (after the interval) gets its tokens. Waiting out the interval is the rule
+    // (RFC 8628 §3.5): a poll sooner is answered slow_down, so this wait is the protocol's, not a guess.
     await new Promise((r) => setTimeout(r, 5000));
     const tokens = await screenPolls(device.device_code);
     expect(tokens.status).toBe(200);

@@ -1,16 +1,16 @@
 /**
- * Browser-test helpers: the real server (`dist/src/cli.js serve`) as a child process on a free port over a
+ * Browser-test helpers: the real server (`dist/src/cli.js serve`) as a child process on its own port over a
  * fresh SQLite file, the CLI to seed users and apps, Debian's Chromium through playwright-core, axe checks,
  * CSP-violation capture and screenshots at phone and desktop sizes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { serveWithBaseUrl } from '../cli/cli-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -22,18 +22,6 @@ export const CALLBACK = 'http://127.0.0.1:59999/cb';
 
 export const ADMIN = { uin: 10001, password: 'admin-password-1' } as const;
 export const MEMBER = { uin: 20002, password: 'member-password-2' } as const;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 export interface Sso {
   readonly baseUrl: string;
@@ -60,13 +48,11 @@ export async function startSso(options: SsoOptions = {}): Promise<Sso> {
   if (!existsSync(join(ROOT, 'dist/web/index.html')))
     throw new Error('dist/web is missing: run `npm run build:web` first');
   const dir = mkdtempSync(join(tmpdir(), 'campus-sso-browser-'));
-  const port = await freePort();
-  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  // Vitest sets BASE_URL to '/' (Vite's); the server's own comes from its port, below.
+  const { BASE_URL: _vite, PORT: _port, ...inherited } = process.env;
   const env = {
-    ...process.env,
-    PORT: String(port),
+    ...inherited,
     HOST: '127.0.0.1',
-    BASE_URL: baseUrl,
     DATABASE_URL: `sqlite:${join(dir, 'sso.sqlite')}`,
     LOG_LEVEL: 'warn',
     // Suites not about second factors sign admins in with a password alone.
@@ -74,10 +60,12 @@ export async function startSso(options: SsoOptions = {}): Promise<Sso> {
     ...options.env,
   };
 
+  // The server's own settings once it has its port (BASE_URL), for the commands run against it.
+  let cliEnv: NodeJS.ProcessEnv = env;
   const cli = (args: readonly string[], input?: string): Promise<string> =>
     new Promise((resolveRun, reject) => {
       const child = spawn(process.execPath, [CLI, ...args], {
-        env,
+        env: cliEnv,
         cwd: ROOT,
         stdio: ['pipe', 'pipe', 'pipe'],
       });
@@ -96,25 +84,12 @@ export async function startSso(options: SsoOptions = {}): Promise<Sso> {
 
   // Migrate first so the CLI and the server never race to create the schema.
   await cli(['migrate']);
-  const server: ChildProcess = spawn(process.execPath, [CLI, 'serve'], {
-    env,
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  // BASE_URL names the port (the pages' Origin, the issuer, WebAuthn's origin): see serveWithBaseUrl.
+  const defined = Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const { serve, baseUrl } = await serveWithBaseUrl(Object.fromEntries(defined), {
+    ...(options.host !== undefined ? { host: options.host } : {}),
   });
-  let log = '';
-  server.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  server.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`server exited ${server.exitCode}:\n${log}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${log}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  cliEnv = { ...env, BASE_URL: baseUrl };
 
   return {
     baseUrl,
@@ -128,12 +103,7 @@ export async function startSso(options: SsoOptions = {}): Promise<Sso> {
       return JSON.parse(await cli(args)) as { client_id: string; client_secret: string };
     },
     async stop() {
-      if (server.exitCode === null) {
-        const exited = new Promise((r) => server.once('exit', r));
-        server.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (server.exitCode === null) server.kill('SIGKILL');
-      }
+      await serve.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -539,6 +539,7 @@ describe.each(VARIANTS)('pages for everyone, $name', ({ tag, locale, width, heig
       const { page, context } = await open();
       await signInByApi(page, ADMIN);
       await page.route('**/v1/admin/users/import', async (route) => {
+        // A slow answer is the scenario: the dialog must stay open while the rows are on their way.
         await new Promise((resolve) => setTimeout(resolve, 1500));
         await route.continue();
       });

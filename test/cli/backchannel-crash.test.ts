@@ -10,9 +10,9 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { LogoutReceiver } from '../helpers/logout-receiver.js';
+import { LogoutReceiver, deliveryAttempted } from '../helpers/logout-receiver.js';
 import { TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
-import { ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
+import { type ServeProcess, ensureBuilt, runCli, serveWithBaseUrl } from './cli-process.js';
 
 const ADMIN_UIN = 10_001;
 const PASSWORD = 'a long operator password';
@@ -80,17 +80,15 @@ describeEachDatabase('back-channel logout across a SIGKILL', (database) => {
       databaseUrl = schema.url;
       drop = schema.drop;
     }
-    const port = await freePort();
-    const receiverPort = await freePort();
     const env = {
-      PORT: String(port),
       DATABASE_URL: databaseUrl,
       // Instances of one PostgreSQL database share the key-encryption key; admins sign in with a password.
       SECRET_KEY: TEST_SECRET_KEY,
       MFA_REQUIRED_GROUPS: '',
     };
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const receiver = new LogoutReceiver();
+    // The app is down until the first server is killed: its endpoint answers 503 (a failed delivery).
+    const receiver = await new LogoutReceiver().start();
+    receiver.down = true;
     let serve: ServeProcess | undefined;
     try {
       const added = await runCli(
@@ -99,34 +97,22 @@ describeEachDatabase('back-channel logout across a SIGKILL', (database) => {
         PASSWORD,
       );
       expect(added.code).toBe(0);
-      serve = ServeProcess.start(env);
-      await serve.waitUntilServing(`${baseUrl}/healthz`);
+      let baseUrl: string;
+      ({ serve, baseUrl } = await serveWithBaseUrl(env));
 
-      // The app is down: its back-channel endpoint refuses connections.
-      const { browser, sid, clientId } = await signedInToApp(
-        baseUrl,
-        `http://127.0.0.1:${receiverPort}/backchannel-logout`,
-      );
+      // The app is down: its back-channel endpoint answers 503.
+      const { browser, sid, clientId } = await signedInToApp(baseUrl, receiver.uri);
       expect((await browser.call('POST', '/v1/account/logout')).status).toBe(200);
       // Killed once the first attempt has failed (a kill in the middle of an attempt leaves a claim that
       // holds the row until its lease runs out: the same outcome, later).
       const admin = new Browser(baseUrl);
       await admin.login(ADMIN_UIN, PASSWORD);
-      for (let tries = 0; ; tries++) {
-        const app = await admin.call('GET', `/v1/admin/apps/${clientId}`);
-        const { backchannel_logout_last_attempt: last } = (
-          await json<{ data: { app: { backchannel_logout_last_attempt: unknown } } }>(app)
-        ).data.app;
-        if (last !== null) break;
-        expect(tries).toBeLessThan(200);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await deliveryAttempted(admin, clientId);
       serve.child.kill('SIGKILL');
       await new Promise((resolve) => serve?.child.once('exit', resolve));
 
-      await receiver.start(receiverPort);
-      serve = ServeProcess.start(env);
-      await serve.waitUntilServing(`${baseUrl}/healthz`);
+      receiver.down = false;
+      ({ serve } = await serveWithBaseUrl(env));
       const [delivered] = await receiver.waitFor(1, 20_000);
       const payload = decodeJwt(delivered?.logoutToken ?? '');
       expect(payload).toMatchObject({ sid, sub: String(ADMIN_UIN) });

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/runtime.js';
 import { Browser } from '../helpers/http.js';
-import { ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
+import { ServeProcess, ensureBuilt, runCli, serveOnAnyPort, serveWithBaseUrl } from './cli-process.js';
 
 const PASSWORD = 'correct horse battery';
 let dir: string;
@@ -140,10 +140,8 @@ describe('campus-sso backup FILE', () => {
 describe('campus-sso restore FILE', () => {
   it('refuses while a server has the database open, and changes nothing', async () => {
     const file = freshFile('serving');
-    const port = await freePort();
-    const serve = ServeProcess.start({ PORT: String(port), DATABASE_URL: `sqlite:${file}` });
+    const { serve, baseUrl } = await serveOnAnyPort({ DATABASE_URL: `sqlite:${file}` });
     try {
-      await serve.waitUntilServing(`http://127.0.0.1:${port}/healthz`);
       const backup = join(dir, 'serving-backup.sqlite');
       expect((await runCli(['backup', backup], { DATABASE_URL: `sqlite:${file}` })).code).toBe(0);
       expect((await addUser(`sqlite:${file}`, 40001)).code).toBe(0);
@@ -152,7 +150,7 @@ describe('campus-sso restore FILE', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/is in use .*stop every server/);
       expect(uins(file)).toContain(40001);
-      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
     } finally {
       expect(await serve.stop()).toBe(0);
     }
@@ -161,15 +159,13 @@ describe('campus-sso restore FILE', () => {
   it('restores after the server was killed with SIGKILL, without its stale -wal and -shm', async () => {
     const file = freshFile('killed');
     const url = `sqlite:${file}`;
-    const port = await freePort();
-    const serve = ServeProcess.start({ PORT: String(port), DATABASE_URL: url });
-    await serve.waitUntilServing(`http://127.0.0.1:${port}/healthz`);
+    const { serve, baseUrl } = await serveWithBaseUrl({ DATABASE_URL: url });
     expect((await addUser(url, 50001)).code).toBe(0);
     const backup = join(dir, 'killed-backup.sqlite');
     expect((await runCli(['backup', backup], { DATABASE_URL: url })).code).toBe(0);
     // After the backup: a new user, and sign-ins that the server writes into its WAL.
     expect((await addUser(url, 50002)).code).toBe(0);
-    expect((await new Browser(`http://127.0.0.1:${port}`).login(50002, PASSWORD)).status).toBe(200);
+    expect((await new Browser(baseUrl).login(50002, PASSWORD)).status).toBe(200);
     serve.child.kill('SIGKILL');
     await serve.stop();
     expect(existsSync(`${file}-wal`)).toBe(true);
@@ -183,11 +179,10 @@ describe('campus-sso restore FILE', () => {
     expect(integrity(file)).toBe('ok');
 
     // The restored database serves: the user from before the backup signs in, the later one is gone.
-    const again = ServeProcess.start({ PORT: String(port), DATABASE_URL: url });
+    const { serve: again, baseUrl: restored } = await serveWithBaseUrl({ DATABASE_URL: url });
     try {
-      await again.waitUntilServing(`http://127.0.0.1:${port}/healthz`);
-      expect((await new Browser(`http://127.0.0.1:${port}`).login(50001, PASSWORD)).status).toBe(200);
-      expect((await new Browser(`http://127.0.0.1:${port}`).login(50002, PASSWORD)).status).toBe(401);
+      expect((await new Browser(restored).login(50001, PASSWORD)).status).toBe(200);
+      expect((await new Browser(restored).login(50002, PASSWORD)).status).toBe(401);
     } finally {
       expect(await again.stop()).toBe(0);
     }
@@ -232,8 +227,8 @@ describe('campus-sso serve on a damaged SQLite file', () => {
     const file = freshFile('damaged');
     expect((await addUser(`sqlite:${file}`, 70001)).code).toBe(0);
     damage(file);
-    const port = await freePort();
-    const serve = ServeProcess.start({ PORT: String(port), DATABASE_URL: `sqlite:${file}` });
+    // PORT=0: it must not get as far as listening, and if it did, no port would have been taken from anyone.
+    const serve = ServeProcess.start({ PORT: '0', DATABASE_URL: `sqlite:${file}` });
     const code =
       serve.child.exitCode ??
       (await new Promise<number | null>((resolve) => serve.child.once('exit', resolve)));
@@ -285,8 +280,7 @@ describe('campus-sso backup and restore, small faults', () => {
     const folder = mkdtempSync(join(dir, 'restored-'));
     const target = join(folder, 'campus-sso.sqlite');
     expect((await runCli(['restore', backup], { DATABASE_URL: `sqlite:${target}` })).code).toBe(0);
-    const port = await freePort();
-    const serve = await runCli(['serve'], { DATABASE_URL: `sqlite:${target}`, PORT: String(port) });
+    const serve = await runCli(['serve'], { DATABASE_URL: `sqlite:${target}`, PORT: '0' });
     expect(serve.code).toBe(1);
     expect(serve.stderr).toMatch(/the key file .*secret\.key was not found/);
     expect(existsSync(join(folder, 'secret.key'))).toBe(false);

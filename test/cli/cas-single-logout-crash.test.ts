@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/fixture.js';
-import { Browser, json } from '../helpers/http.js';
-import { LogoutReceiver } from '../helpers/logout-receiver.js';
+import { Browser } from '../helpers/http.js';
+import { LogoutReceiver, deliveryAttempted } from '../helpers/logout-receiver.js';
 import { TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
-import { ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
+import { type ServeProcess, ensureBuilt, runCli, serveWithBaseUrl } from './cli-process.js';
 
 const UIN = 10_001;
 const PASSWORD = 'a long operator password';
@@ -37,17 +37,15 @@ describeEachDatabase('CAS single logout across a SIGKILL', (database) => {
       databaseUrl = schema.url;
       drop = schema.drop;
     }
-    const port = await freePort();
-    const receiverPort = await freePort();
     const env = {
-      PORT: String(port),
       DATABASE_URL: databaseUrl,
       SECRET_KEY: TEST_SECRET_KEY,
       MFA_REQUIRED_GROUPS: '',
     };
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const service = `http://127.0.0.1:${receiverPort}/backchannel-logout`;
-    const receiver = new LogoutReceiver();
+    // The app is down until the first server is killed: its endpoint answers 503 (a failed delivery).
+    const receiver = await new LogoutReceiver().start();
+    receiver.down = true;
+    const service = receiver.uri;
     let serve: ServeProcess | undefined;
     try {
       expect(
@@ -88,8 +86,8 @@ describeEachDatabase('CAS single logout across a SIGKILL', (database) => {
       );
       expect(refused.code).toBe(2);
 
-      serve = ServeProcess.start(env);
-      await serve.waitUntilServing(`${baseUrl}/healthz`);
+      let baseUrl: string;
+      ({ serve, baseUrl } = await serveWithBaseUrl(env));
       const browser = new Browser(baseUrl);
       expect((await browser.login(UIN, PASSWORD)).status).toBe(200);
       const login = await browser.call('GET', `/cas/login?service=${encodeURIComponent(service)}`);
@@ -99,25 +97,16 @@ describeEachDatabase('CAS single logout across a SIGKILL', (database) => {
       );
       expect(await validated.text()).toContain('<cas:user>10001</cas:user>');
 
-      // The service is down: its address refuses connections. The sign-out queues the logoutRequest.
+      // The service is down: its address answers 503. The sign-out queues the logoutRequest.
       expect((await browser.call('GET', '/cas/logout')).status).toBe(200);
       const admin = new Browser(baseUrl);
       await admin.login(UIN, PASSWORD);
-      for (let tries = 0; ; tries++) {
-        const app = await admin.call('GET', `/v1/admin/apps/${clientId}`);
-        const { backchannel_logout_last_attempt: last } = (
-          await json<{ data: { app: { backchannel_logout_last_attempt: unknown } } }>(app)
-        ).data.app;
-        if (last !== null) break;
-        expect(tries).toBeLessThan(200);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await deliveryAttempted(admin, clientId);
       serve.child.kill('SIGKILL');
       await new Promise((resolve) => serve?.child.once('exit', resolve));
 
-      await receiver.start(receiverPort);
-      serve = ServeProcess.start(env);
-      await serve.waitUntilServing(`${baseUrl}/healthz`);
+      receiver.down = false;
+      ({ serve } = await serveWithBaseUrl(env));
       const [delivered] = await receiver.waitFor(1, 20_000);
       const request = new URLSearchParams(delivered?.body).get('logoutRequest') ?? '';
       expect(request).toContain(`<samlp:SessionIndex>${ticket}</samlp:SessionIndex>`);

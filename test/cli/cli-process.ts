@@ -6,6 +6,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PortTaken, startOnProbedPort } from '../helpers/probed-port.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'src', 'cli.js');
@@ -27,6 +29,9 @@ function stale(): boolean {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What `serve` prints when its port is taken (src/cli.ts writes the listen error to stderr). */
+const ADDRESS_IN_USE = /EADDRINUSE/;
 
 /** Builds the server (`npm run build:server`) unless dist/src/cli.js is newer than every source. */
 export async function ensureBuilt(): Promise<void> {
@@ -103,7 +108,8 @@ export class ServeProcess {
   constructor(readonly child: ChildProcess) {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    // 'close', not 'exit': by then everything the process wrote has been read.
+    this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
   }
 
   static start(env: Record<string, string>): ServeProcess {
@@ -123,21 +129,28 @@ export class ServeProcess {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   }
 
-  /** Waits until `url` answers 200 (the server is listening), or fails after `timeoutMs`. */
-  async waitUntilServing(url: string, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.child.exitCode !== null) {
-        throw new Error(`serve exited with ${this.child.exitCode}: ${this.stderr}${this.stdout}`);
-      }
-      try {
-        if ((await fetch(url)).status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`serve did not answer ${url}: ${this.stderr}${this.stdout}`);
-      await sleep(100);
+  /**
+   * Waits for the `serving` log line (logged once the server listens; LOG_LEVEL info or more verbose) and
+   * answers the address it names; fails when the process exits first, or after `timeoutMs`.
+   */
+  async listening(timeoutMs = 20_000): Promise<URL> {
+    const seen = await waitFor(
+      () => {
+        // A taken port: the process may linger with its database open, but it will never serve.
+        if (this.child.exitCode !== null || ADDRESS_IN_USE.test(this.stderr))
+          return { exited: true } as const;
+        const line = this.logLines.find((entry) => entry.msg === 'serving');
+        return line && { line };
+      },
+      { timeout: timeoutMs, interval: 20, what: 'a "serving" line from serve' },
+    ).catch((error: unknown) => {
+      throw new Error(`serve did not say it serves: ${this.stderr}${this.stdout}`, { cause: error });
+    });
+    if ('exited' in seen) {
+      const code = this.child.exitCode ?? 'none yet';
+      throw new Error(`serve stopped before serving (exit code ${code}): ${this.stderr}${this.stdout}`);
     }
+    return new URL(String(seen.line.url));
   }
 
   /** Sends SIGTERM and answers the exit status. */
@@ -152,16 +165,57 @@ export class ServeProcess {
   }
 }
 
-/** A TCP port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+/** `serve` started and listening on 127.0.0.1: the process, its port, and the BASE_URL it runs with. */
+export interface Serving {
+  readonly serve: ServeProcess;
+  readonly port: number;
+  readonly baseUrl: string;
+}
+
+/** The server's own log says it listens: LOG_LEVEL at least info. */
+function withServingLine(env: Record<string, string>): Record<string, string> {
+  const level = env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace' ? env.LOG_LEVEL : 'info';
+  return { ...env, LOG_LEVEL: level };
+}
+
+/**
+ * `campus-sso serve` on a port the system picks (PORT=0), read back from its `serving` line: nothing can take
+ * the port first. BASE_URL says port 0, so this is for tests that never need the issuer or an Origin to be
+ * right (healthz, raw sockets, token calls without a session).
+ */
+export async function serveOnAnyPort(env: Record<string, string>): Promise<Serving> {
+  const serve = ServeProcess.start(withServingLine({ ...env, PORT: '0' }));
+  try {
+    const port = Number((await serve.listening()).port);
+    return { serve, port, baseUrl: `http://127.0.0.1:${port}` };
+  } catch (error) {
+    await serve.stop();
+    throw error;
+  }
+}
+
+/**
+ * `campus-sso serve` whose BASE_URL (the issuer, and the Origin the session API wants) names the port it
+ * listens on. BASE_URL must be given before the start, so the port comes from a probe (listen on 0, close),
+ * and another process may bind it before serve does: serve then fails with EADDRINUSE and the whole start is
+ * tried again on a new probe (../helpers/probed-port.ts). Serving is confirmed by the process's own `serving`
+ * line, never by something answering on the port. `host` is BASE_URL's host name (WebAuthn refuses an IP
+ * address as relying-party id, so passkey tests use `localhost`); the server listens on 127.0.0.1 either way.
+ */
+export async function serveWithBaseUrl(
+  env: Record<string, string>,
+  { host = '127.0.0.1' }: { readonly host?: string } = {},
+): Promise<Serving> {
+  return startOnProbedPort('campus-sso serve', async (port) => {
+    const baseUrl = `http://${host}:${port}`;
+    const serve = ServeProcess.start(withServingLine({ ...env, PORT: String(port), BASE_URL: baseUrl }));
+    try {
+      await serve.listening();
+      return { serve, port, baseUrl };
+    } catch (error) {
+      await serve.stop();
+      if (ADDRESS_IN_USE.test(serve.stderr)) return new PortTaken(serve.stderr);
+      throw error;
+    }
   });
 }

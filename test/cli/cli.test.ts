@@ -14,7 +14,7 @@ import { openStore } from '../../src/storage/open-store.js';
 import { IN_CI, postgresProblem } from '../helpers/databases.js';
 import { freshPostgresSchema, TEST_SECRET_KEY } from '../helpers/server.js';
 import { Browser } from '../helpers/http.js';
-import { type CliResult, ServeProcess, ensureBuilt, freePort, runCli } from './cli-process.js';
+import { type CliResult, type ServeProcess, ensureBuilt, runCli, serveWithBaseUrl } from './cli-process.js';
 
 /** Every migration's name, in order. */
 const ALL_MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
@@ -322,16 +322,12 @@ describe('campus-sso serve', () => {
   const FIRST_ADMIN = /first start: created admin/;
 
   async function serveOn(url: string): Promise<{ serve: ServeProcess; baseUrl: string }> {
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const serve = ServeProcess.start({
+    // The session API wants BASE_URL's origin: see serveWithBaseUrl.
+    const { serve, baseUrl } = await serveWithBaseUrl({
       ...(url.startsWith('postgres') ? { SECRET_KEY: TEST_SECRET_KEY } : {}),
       DATABASE_URL: url,
-      PORT: String(port),
-      BASE_URL: baseUrl,
       LOG_LEVEL: 'info',
     });
-    await serve.waitUntilServing(`${baseUrl}/healthz`);
     return { serve, baseUrl };
   }
 
@@ -409,7 +405,8 @@ describe('campus-sso serve', () => {
       await browser.login(admin?.uin ?? 0, admin?.password ?? '');
       await browser.call('GET', '/v1/account/me?token=SECRET2');
       const cookie = (browser.sessionCookie ?? '').split('=')[1] ?? 'none';
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Stopped, so everything it logged for those requests has been read.
+      expect(await serve.stop()).toBe(0);
       expect(serve.stdout).not.toContain('SECRET1');
       expect(serve.stdout).not.toContain('SECRET2');
       expect(serve.stdout).not.toContain(cookie);

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/fixture.js';
 import { TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
-import { ServeProcess, ensureBuilt, freePort } from './cli-process.js';
+import { waitFor } from '../helpers/wait.js';
+import { ensureBuilt, serveOnAnyPort } from './cli-process.js';
 
 const CLIENTS = 48;
 const SHUTDOWN_TIMEOUT_S = 5;
@@ -114,14 +115,11 @@ describeEachDatabase('campus-sso serve, stopped by SIGTERM under busy keep-alive
   });
 
   it('answers every request it received and resets no connection, then exits 0 in time', async () => {
-    const port = await freePort();
-    const serve = ServeProcess.start({
-      PORT: String(port),
+    const { serve, port } = await serveOnAnyPort({
       DATABASE_URL: schema?.url ?? `sqlite:${join(dir, 'sso.sqlite')}`,
       ...(schema ? { SECRET_KEY: TEST_SECRET_KEY } : {}),
       SHUTDOWN_TIMEOUT: String(SHUTDOWN_TIMEOUT_S),
     });
-    await serve.waitUntilServing(`http://127.0.0.1:${port}/healthz`);
     const tally: Tally = {
       answered: 0,
       connected: new Set(),
@@ -135,8 +133,11 @@ describeEachDatabase('campus-sso serve, stopped by SIGTERM under busy keep-alive
     );
     // Traffic is flowing on every connection before the signal. (A connection still waiting in the
     // listener's queue when it closes is reset by the kernel: it never reached the server.)
-    while (tally.connected.size < CLIENTS || tally.answered < CLIENTS * 10)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => tally.connected.size === CLIENTS && tally.answered >= CLIENTS * 10, {
+      timeout: 30_000,
+      interval: 20,
+      what: 'traffic on every connection',
+    });
     const before = tally.answered;
     const started = Date.now();
     const code = await serve.stop();

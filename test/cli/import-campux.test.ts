@@ -15,18 +15,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampuxImportReport } from '../../src/domain/campux-import.js';
 import { loadConfig } from '../../src/config/config.js';
 import { type RunningServer, startServer } from '../../src/runtime.js';
-import { Browser } from '../helpers/http.js';
-import { ensureBuilt, freePort, runCli } from './cli-process.js';
+import { Browser, type ServerAddress } from '../helpers/http.js';
+import { type Fetch, injectFetch } from '../helpers/inject-fetch.js';
+import { ensureBuilt, runCli } from './cli-process.js';
 
-/** A server configuration on a free port whose BASE_URL is the address the test calls (Origin checks). */
-async function serverConfig(databaseUrl: string) {
-  const port = await freePort();
-  return loadConfig({
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'silent',
-  });
+const BASE_URL = 'http://127.0.0.1';
+
+/**
+ * The real server (src/runtime.ts) on `databaseUrl`, listening on a port the system picks (PORT=0), and the
+ * way in to it: `app.inject` on BASE_URL, the origin the session API wants.
+ */
+async function serveImported(
+  databaseUrl: string,
+): Promise<{ server: RunningServer; address: { baseUrl: string; fetch: Fetch } }> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BASE_URL, LOG_LEVEL: 'silent' });
+  const server = await startServer(config, { logger: false });
+  return { server, address: { baseUrl: BASE_URL, fetch: injectFetch(server.app, BASE_URL) } };
 }
 
 const OLD_PASSWORD = 'old-password';
@@ -94,7 +98,7 @@ const importCampux = () => runCli(['import-campux', '--sqlite', campuxFile], { D
 describe('campus-sso import-campux', () => {
   let firstReport: CampuxImportReport;
   let server: RunningServer;
-  let baseUrl: string;
+  let sso: ServerAddress;
 
   beforeAll(async () => {
     await ensureBuilt();
@@ -107,8 +111,7 @@ describe('campus-sso import-campux', () => {
     firstReport = JSON.parse(result.stdout) as CampuxImportReport;
 
     // The real server on the imported database.
-    server = await startServer(await serverConfig(databaseUrl), { logger: false });
-    baseUrl = server.url;
+    ({ server, address: sso } = await serveImported(databaseUrl));
   }, 180_000);
 
   afterAll(async () => {
@@ -136,22 +139,22 @@ describe('campus-sso import-campux', () => {
   });
 
   it('keeps the password: the user signs in over HTTP with the old password', async () => {
-    const browser = new Browser(baseUrl);
+    const browser = new Browser(sso);
     const response = await browser.login(QQ_UIN, OLD_PASSWORD);
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: unknown }).data).toEqual({ uin: QQ_UIN, user_group: 'admin' });
-    expect((await new Browser(baseUrl).login(QQ_UIN, 'not-the-old-password')).status).toBe(401);
+    expect((await new Browser(sso).login(QQ_UIN, 'not-the-old-password')).status).toBe(401);
   });
 
   it('re-hashes an imported password with the current parameters at its first sign-in', async () => {
-    expect((await new Browser(baseUrl).login(10002, OLD_PASSWORD)).status).toBe(200);
+    expect((await new Browser(sso).login(10002, OLD_PASSWORD)).status).toBe(200);
     const stored = await server.ctx.store.users.find(10002);
     expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    expect((await new Browser(baseUrl).login(10002, OLD_PASSWORD)).status).toBe(200);
+    expect((await new Browser(sso).login(10002, OLD_PASSWORD)).status).toBe(200);
   });
 
   it('converts created_at from Campux local time (+08:00) to UTC with milliseconds', async () => {
-    const browser = new Browser(baseUrl);
+    const browser = new Browser(sso);
     expect((await browser.login(QQ_UIN, OLD_PASSWORD)).status).toBe(200);
     const me = (await (await browser.call('GET', '/v1/account/me')).json()) as {
       data: Record<string, unknown>;
@@ -214,7 +217,7 @@ describe('campus-sso import-campux', () => {
 
   it('imports a user whose Campux ban has not ended as disabled: the old password no longer signs in', async () => {
     expect((await server.ctx.store.users.find(BANNED_UIN))?.disabled).toBe(true);
-    expect((await new Browser(baseUrl).login(BANNED_UIN, OLD_PASSWORD)).status).not.toBe(200);
+    expect((await new Browser(sso).login(BANNED_UIN, OLD_PASSWORD)).status).not.toBe(200);
   });
 
   it('imports a user whose Campux ban has ended as enabled', async () => {
@@ -373,10 +376,9 @@ describe('campus-sso import-campux --mongo-export DIR', () => {
         },
       });
 
-      const imported = await startServer(await serverConfig(databaseUrl), { logger: false });
+      const { server: imported, address } = await serveImported(databaseUrl);
       try {
-        const url = imported.url;
-        expect((await new Browser(url).login(QQ_UIN, OLD_PASSWORD)).status).toBe(200);
+        expect((await new Browser(address).login(QQ_UIN, OLD_PASSWORD)).status).toBe(200);
         expect(await imported.ctx.store.users.find(QQ_UIN)).toMatchObject({
           userGroup: 'admin',
           createdAt: Date.parse('2024-04-18T00:49:37.275Z'),
@@ -447,12 +449,12 @@ describe('campus-sso import-campux, redirect URIs Campux accepted and campus-sso
     const databaseUrl = `sqlite:${join(mkdtempSync(join(folder, 'db-')), 'campus-sso.sqlite')}`;
     const result = await runCli(['import-campux', '--sqlite', file, ...args], { DATABASE_URL: databaseUrl });
     expect(result.code, result.stderr).toBe(0);
-    const server = await startServer(await serverConfig(databaseUrl), { logger: false });
+    const { server, address } = await serveImported(databaseUrl);
     try {
       const status = new Map<string, number>();
       for (const uri of [NO_PATH, PLAIN_HTTP, GOOD]) {
         const query = new URLSearchParams({ client_id: CLUBS.clientId, redirect_uri: uri });
-        status.set(uri, (await fetch(`${server.url}/v1/oauth2/app-info?${query.toString()}`)).status);
+        status.set(uri, (await address.fetch(`/v1/oauth2/app-info?${query.toString()}`)).status);
       }
       return { report: JSON.parse(result.stdout) as CampuxImportReport, status };
     } finally {

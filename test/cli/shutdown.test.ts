@@ -8,7 +8,8 @@ import { type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServeProcess, ensureBuilt, freePort } from './cli-process.js';
+import { waitFor } from '../helpers/wait.js';
+import { type ServeProcess, ensureBuilt, serveOnAnyPort } from './cli-process.js';
 
 let dir: string;
 
@@ -20,13 +21,10 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function startServe(shutdownTimeout: number): Promise<{ serve: ServeProcess; port: number }> {
-  const port = await freePort();
-  const serve = ServeProcess.start({
-    PORT: String(port),
-    DATABASE_URL: `sqlite:${join(dir, `sso-${port}.sqlite`)}`,
+  const { serve, port } = await serveOnAnyPort({
+    DATABASE_URL: `sqlite:${join(mkdtempSync(join(dir, 'sso-')), 'sso.sqlite')}`,
     SHUTDOWN_TIMEOUT: String(shutdownTimeout),
   });
-  await serve.waitUntilServing(`http://127.0.0.1:${port}/healthz`);
   return { serve, port };
 }
 
@@ -49,11 +47,12 @@ class RawClient {
   }
 
   async waitFor(pattern: RegExp, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(this.received)) {
-      if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in ${JSON.stringify(this.received)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(() => pattern.test(this.received), {
+      timeout: timeoutMs,
+      what: `${String(pattern)} from the server`,
+    }).catch((error: unknown) => {
+      throw new Error(`no ${String(pattern)} in ${JSON.stringify(this.received)}`, { cause: error });
+    });
   }
 
   destroy(): void {
@@ -97,9 +96,14 @@ describe('campus-sso serve, stopped by SIGTERM', () => {
         `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n` +
         body.slice(0, 10),
     );
+    // Time for the server to accept the connection and read the headers: nothing outside the process shows
+    // that moment (a connection still in the listen queue at SIGTERM is reset, which is not this test's case).
     await new Promise((resolve) => setTimeout(resolve, 200));
     const exited = timeToExit(serve);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The rest of the body arrives once the drain has begun (it logs `shutting down` as it starts).
+    await waitFor(() => serve.logLines.some((line) => line.msg === 'shutting down'), {
+      what: 'the "shutting down" line',
+    });
     client.write(body.slice(10));
     await client.waitFor(/\r\n\r\n/);
     expect(client.received).toMatch(/^HTTP\/1\.1 [45]\d\d /);
@@ -119,6 +123,7 @@ describe('campus-sso serve, stopped by SIGTERM', () => {
     );
     const drip = setInterval(() => slow.write('a'), 1000);
     try {
+      // The slow client at work for a while before the signal: this wait is the scenario, not a guess.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const { code, seconds } = await timeToExit(serve);
       expect(code).toBe(0);

@@ -9,7 +9,8 @@ import { describeEachDatabase } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
 import { TEST_DATABASE_URL, TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
-import { ServeProcess, ensureBuilt, freePort } from './cli-process.js';
+import { waitFor } from '../helpers/wait.js';
+import { type ServeProcess, ensureBuilt, serveWithBaseUrl } from './cli-process.js';
 
 /** Short timeouts, so a test sees in seconds what production sees in ten. */
 const TIMEOUTS = {
@@ -18,19 +19,13 @@ const TIMEOUTS = {
   DATABASE_STATEMENT_TIMEOUT_MS: '1000',
 };
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `condition` holds, checking every 100 ms; fails after `timeoutMs`. */
+/** Waits until `condition` holds; fails after `timeoutMs`. */
 async function until(
   what: string,
   condition: () => Promise<boolean> | boolean,
   timeoutMs = 30_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(100);
-  }
+  await waitFor(condition, { what, timeout: timeoutMs, interval: 100 });
 }
 
 describeEachDatabase(
@@ -46,7 +41,7 @@ describeEachDatabase(
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     });
 
-    /** A fresh schema behind a fresh proxy, in `mode` before `serve` starts; `serve` started on it. */
+    /** A fresh schema behind a fresh proxy, in `mode` before `serve` starts; `serve` started on it, listening. */
     async function startDuring(
       mode: 'cut' | 'stall',
     ): Promise<{ proxy: TcpProxy; serve: ServeProcess; baseUrl: string }> {
@@ -57,10 +52,7 @@ describeEachDatabase(
       cleanups.push(() => proxy.close());
       if (mode === 'cut') proxy.cut();
       else proxy.stall();
-      const port = await freePort();
-      const baseUrl = `http://127.0.0.1:${port}`;
-      const serve = ServeProcess.start({
-        PORT: String(port),
+      const { serve, baseUrl } = await serveWithBaseUrl({
         DATABASE_URL: proxy.route(schema.url),
         SECRET_KEY: TEST_SECRET_KEY,
         LOG_LEVEL: 'info',
@@ -68,6 +60,8 @@ describeEachDatabase(
         ...TIMEOUTS,
       });
       cleanups.push(() => serve.stop());
+      // Listening already: /healthz answers during the outage.
+      expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
       return { proxy, serve, baseUrl };
     }
 
@@ -109,7 +103,6 @@ describeEachDatabase(
 
     it('keeps trying while connections are refused, then migrates and serves once they are allowed', async () => {
       const { proxy, serve, baseUrl } = await startDuring('cut');
-      await serve.waitUntilServing(`${baseUrl}/healthz`);
       // Several attempts were refused, and the process is still there.
       await until('three refused attempts', () => proxy.accepted >= 3);
       await expectWaiting(serve, baseUrl);
@@ -120,7 +113,6 @@ describeEachDatabase(
 
     it('keeps trying while the network is stalled, then migrates and serves once it is restored', async () => {
       const { proxy, serve, baseUrl } = await startDuring('stall');
-      await serve.waitUntilServing(`${baseUrl}/healthz`);
       // More than one connect timeout: the first attempt timed out and the instance lived on.
       await until('two stalled attempts', () => proxy.accepted >= 2);
       await expectWaiting(serve, baseUrl);
@@ -130,8 +122,7 @@ describeEachDatabase(
     }, 90_000);
 
     it('stops with exit 0 on SIGTERM while still waiting for the database', async () => {
-      const { proxy, serve, baseUrl } = await startDuring('cut');
-      await serve.waitUntilServing(`${baseUrl}/healthz`);
+      const { proxy, serve } = await startDuring('cut');
       await until('two refused attempts', () => proxy.accepted >= 2);
       const started = Date.now();
       expect(await serve.stop()).toBe(0);

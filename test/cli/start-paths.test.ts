@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, ServeProcess, cliEnv, ensureBuilt, freePort } from './cli-process.js';
+import { CLI, ROOT, ServeProcess, cliEnv, ensureBuilt } from './cli-process.js';
 
 const FLAG = '--max-semi-space-size=4';
 let dir: string;
@@ -20,16 +20,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The server's own report of the process that serves: its pid and the Node flags it runs with. */
-async function servingLine(serve: ServeProcess): Promise<{ pid: number; node_flags: string[] }> {
-  for (let i = 0; i < 200; i++) {
-    const line = serve.logLines.find((l) => l.msg === 'serving');
-    if (line !== undefined) return line as unknown as { pid: number; node_flags: string[] };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no "serving" line in: ${serve.stdout}`);
-}
 
 describe('every documented start path of `campus-sso serve` passes the young generation flag', () => {
   it('npm start runs the CLI with the flag', () => {
@@ -61,10 +51,9 @@ describe('every documented start path of `campus-sso serve` passes the young gen
     expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${FLAG}`);
     // As npm links the command: executable, started by the kernel through its first line.
     chmodSync(CLI, 0o755);
-    const port = await freePort();
+    // PORT=0: the system picks the port, and the `serving` line says which.
     const env = cliEnv({
-      PORT: String(port),
-      BASE_URL: `http://127.0.0.1:${port}`,
+      PORT: '0',
       DATABASE_URL: `sqlite:${join(dir, 'sso.sqlite')}`,
       LOG_LEVEL: 'info',
     });
@@ -72,10 +61,11 @@ describe('every documented start path of `campus-sso serve` passes the young gen
     const path = `${join(process.execPath, '..')}:${env.PATH ?? process.env.PATH ?? ''}`;
     const serve = new ServeProcess(spawn(CLI, ['serve'], { cwd: ROOT, env: { ...env, PATH: path } }));
     try {
-      await serve.waitUntilServing(`http://127.0.0.1:${port}/healthz`);
-      const serving = await servingLine(serve);
-      expect(serving.node_flags).toContain(FLAG);
-      expect(serving.pid).toBe(serve.child.pid);
+      const url = await serve.listening();
+      expect((await fetch(new URL('/healthz', url))).status).toBe(200);
+      const serving = serve.logLines.find((line) => line.msg === 'serving');
+      expect(serving?.node_flags).toContain(FLAG);
+      expect(serving?.pid).toBe(serve.child.pid);
     } finally {
       expect(await serve.stop()).toBe(0);
     }

@@ -3,6 +3,7 @@
  * records every request, and answers 200 — or, while `down`, 503.
  */
 import { type Server, createServer } from 'node:http';
+import { type Browser, json } from './http.js';
 import { waitFor } from './wait.js';
 
 export interface ReceivedLogout {
@@ -23,8 +24,8 @@ export class LogoutReceiver {
     return `http://127.0.0.1:${this.port}/backchannel-logout`;
   }
 
-  /** Listens on `port` (0: any free one). */
-  async start(port = 0): Promise<this> {
+  /** Listens on a port the system picks (`port` says which): never on one chosen before, which could be taken. */
+  async start(): Promise<this> {
     this.server = createServer((request, response) => {
       let body = '';
       request.setEncoding('utf8');
@@ -42,7 +43,7 @@ export class LogoutReceiver {
         response.writeHead(200, { 'cache-control': 'no-store' }).end();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     const address = this.server.address();
     this.port = typeof address === 'object' && address ? address.port : 0;
     return this;
@@ -64,4 +65,20 @@ export class LogoutReceiver {
     });
     return this.received;
   }
+}
+
+/**
+ * Waits until the server has tried to deliver a logout to the app `clientId` (the admin API's
+ * `backchannel_logout_last_attempt`, read as the signed-in `admin`); answers that attempt's result.
+ */
+export async function deliveryAttempted(admin: Browser, clientId: string): Promise<string> {
+  return waitFor(
+    async () => {
+      const answer = await json<{
+        data: { app: { backchannel_logout_last_attempt: { result: string } | null } };
+      }>(await admin.call('GET', `/v1/admin/apps/${clientId}`));
+      return answer.data.app.backchannel_logout_last_attempt?.result;
+    },
+    { interval: 25, what: `a delivery attempt to ${clientId}` },
+  );
 }

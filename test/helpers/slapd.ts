@@ -7,11 +7,13 @@
  * real directories, so that a client sending one would be caught.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Attribute, Change, Client } from 'ldapts';
+import { PortTaken, probedPort, startOnProbedPort } from './probed-port.js';
+import { waitFor as waitForCondition } from './wait.js';
 
 export const SUFFIX = 'dc=school,dc=test';
 export const PEOPLE = `ou=people,${SUFFIX}`;
@@ -56,18 +58,6 @@ export interface TestDirectory {
 
 export const personDn = (uin: number): string => `uid=${uin},${PEOPLE}`;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -79,18 +69,17 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** Waits until `condition` holds, checking every 50 ms, for at most `ms`. */
+/** Waits until `condition` holds, checking every 50 ms, for at most `ms` (./wait.ts, with this file's arguments). */
 export async function waitFor(
   condition: () => Promise<boolean>,
   ms = 10_000,
   what = 'condition',
 ): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitForCondition(condition, { timeout: ms, interval: 50, what });
 }
+
+/** slapd's message when a port it was told is taken. */
+const ADDRESS_IN_USE = /Address already in use/;
 
 function makeCertificates(dir: string): void {
   const openssl = (...args: string[]): void => {
@@ -199,31 +188,59 @@ export async function startTestDirectory(): Promise<TestDirectory> {
   const bindPasswordFile = join(dir, 'bind-password');
   // One trailing newline, as `echo` leaves it: campus-sso strips it.
   writeFileSync(bindPasswordFile, `${SERVICE_PASSWORD}\n`, { mode: 0o600 });
-  const port = await freePort();
-  const ldapsPort = await freePort();
-  const url = `ldap://127.0.0.1:${port}`;
-  const ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
+  let port = 0;
+  let ldapsPort = 0;
+  let url = '';
+  let ldapsUrl = '';
   const caFile = join(dir, 'ca.pem');
+  const pidFile = join(dir, 'slapd.pid');
   let child: ChildProcess | undefined;
   let log = '';
 
-  const start = async (): Promise<void> => {
-    // -d 0: stay in the foreground (this process owns it and stops it), logging nothing.
-    child = spawn(SLAPD, ['-f', confFile, '-h', `${url}/ ${ldapsUrl}/`, '-d', '0'], {
+  /** Starts slapd on `url` and `ldapsUrl`; answers once it serves both, or why it could not. */
+  const launch = async (): Promise<{ exited: false } | { exited: true; log: string }> => {
+    rmSync(pidFile, { force: true });
+    log = '';
+    // -d none: stay in the foreground (this process owns it and stops it), logging only its errors.
+    child = spawn(SLAPD, ['-f', confFile, '-h', `${url}/ ${ldapsUrl}/`, '-d', 'none'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     const started = child;
-    await waitFor(
+    // slapd writes its pid file once its listeners are bound: only then is an answer on the ports its own.
+    const outcome = await waitForCondition(
       async () => {
-        if (started.exitCode !== null) throw new Error(`slapd exited (${started.exitCode}): ${log}`);
-        return (await accepts(port)) && (await accepts(ldapsPort));
+        if (started.exitCode !== null) return { exited: true as const, log };
+        const serving = existsSync(pidFile) && (await accepts(port)) && (await accepts(ldapsPort));
+        return serving ? { exited: false as const } : undefined;
       },
-      15_000,
-      'slapd to listen',
-    );
+      { timeout: 15_000, interval: 50, what: 'slapd to listen' },
+    ).catch((error: unknown) => {
+      throw new Error(`slapd did not start: ${log}`, { cause: error });
+    });
+    if (outcome.exited) await new Promise((resolve) => started.once('close', resolve));
+    return outcome.exited ? { exited: true, log } : outcome;
   };
+
+  /** Brings slapd back on the ports it had (the directory's URLs are in the configuration under test). */
+  const start = async (): Promise<void> => {
+    const outcome = await launch();
+    if (outcome.exited) throw new Error(`slapd exited (${child?.exitCode}): ${outcome.log}`);
+  };
+
+  /** The first start: on new probed ports each time slapd finds one taken (./probed-port.ts). */
+  const firstStart = (): Promise<void> =>
+    startOnProbedPort('slapd', async (probed) => {
+      port = probed;
+      ldapsPort = await probedPort();
+      url = `ldap://127.0.0.1:${port}`;
+      ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
+      const outcome = await launch();
+      if (!outcome.exited) return;
+      if (ADDRESS_IN_USE.test(outcome.log)) return new PortTaken(outcome.log);
+      throw new Error(`slapd exited (${child?.exitCode}): ${outcome.log}`);
+    });
 
   const stop = async (): Promise<void> => {
     const running = child;
@@ -245,7 +262,7 @@ export async function startTestDirectory(): Promise<TestDirectory> {
     }
   };
 
-  await start();
+  await firstStart();
   await asRoot(async (client) => {
     await client.add(SUFFIX, { objectClass: ['dcObject', 'organization'], dc: 'school', o: 'Test School' });
     for (const ou of ['people', 'groups', 'services']) {

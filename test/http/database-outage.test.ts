@@ -6,11 +6,12 @@
  * network returning, and every token answered before a fault still works after it.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { ServeProcess, ensureBuilt, freePort, runCli } from '../cli/cli-process.js';
+import { type ServeProcess, ensureBuilt, runCli, serveWithBaseUrl } from '../cli/cli-process.js';
 import { describeEachDatabase } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
 import { TEST_DATABASE_URL, TEST_SECRET_KEY, freshPostgresSchema } from '../helpers/server.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT_URI = 'https://app.example.edu/callback';
@@ -29,6 +30,11 @@ const FAIL_FAST_MS = 5_000;
 /** How soon after the network returns the instance must be healthy again. */
 const HEAL_MS = 30_000;
 
+/**
+ * The fault's timing, which is what these tests are about (requests sent into a stalled network, an outage
+ * of some length, exchanges spread over time when the cut lands): never a guess at when something is done,
+ * which `waitFor` answers.
+ */
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Answer {
@@ -74,11 +80,7 @@ describeEachDatabase(
 
       const target = new URL(TEST_DATABASE_URL);
       proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-      const port = await freePort();
-      baseUrl = `http://127.0.0.1:${port}`;
-      serve = ServeProcess.start({
-        PORT: String(port),
-        BASE_URL: baseUrl,
+      ({ serve, baseUrl } = await serveWithBaseUrl({
         DATABASE_URL: proxy.route(schema.url),
         SECRET_KEY: TEST_SECRET_KEY,
         // Not about second factors: the admin calls of each round sign in with a password alone.
@@ -86,8 +88,12 @@ describeEachDatabase(
         LOG_LEVEL: 'info',
         SHUTDOWN_TIMEOUT: '3',
         ...TIMEOUTS,
+      }));
+      await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, {
+        timeout: 20_000,
+        interval: 100,
+        what: '/readyz 200',
       });
-      await serve.waitUntilServing(`${baseUrl}/readyz`);
       admin = await signedIn(ADMIN_UIN);
       member = await signedIn(MEMBER_UIN);
     }, 240_000);
@@ -198,21 +204,18 @@ describeEachDatabase(
     /** Waits until /readyz is 200 and a request of every kind succeeds; fails after HEAL_MS. */
     async function untilHealthy(): Promise<number> {
       const started = Date.now();
-      for (;;) {
-        expect(serve.child.exitCode, serve.stderr).toBeNull();
-        try {
-          if ((await fetch(`${baseUrl}/readyz`)).status === 200) {
-            const answers = await everyKind(await prepared());
-            const failed = answers.filter((answer) => answer.status !== 200);
-            if (failed.length === 0) return Date.now() - started;
-          }
-        } catch {
-          // a request of the round failed; try again
-        }
-        if (Date.now() - started > HEAL_MS)
-          throw new Error(`not healthy ${HEAL_MS} ms after the network returned`);
-        await sleep(250);
-      }
+      const healthy = await waitFor(
+        async () => {
+          if (serve.child.exitCode !== null) return 'exited';
+          // A request of the round that fails (throws or is not 200) means: not yet.
+          if ((await fetch(`${baseUrl}/readyz`)).status !== 200) return false;
+          const answers = await everyKind(await prepared());
+          return answers.every((answer) => answer.status === 200) && 'healthy';
+        },
+        { timeout: HEAL_MS, interval: 250, what: `health ${HEAL_MS} ms after the network returned` },
+      );
+      expect(healthy, serve.stderr).toBe('healthy');
+      return Date.now() - started;
     }
 
     function logged(message: RegExp): Record<string, unknown>[] {

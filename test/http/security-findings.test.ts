@@ -18,7 +18,7 @@ import { backupSqlite } from '../../src/ops/sqlite-maintenance.js';
 import { EnvelopeCode } from '../../src/shared/envelope.js';
 import { describeOnDatabases } from '../helpers/fixture.js';
 import { Browser, json } from '../helpers/http.js';
-import { LogoutReceiver } from '../helpers/logout-receiver.js';
+import { LogoutReceiver, deliveryAttempted } from '../helpers/logout-receiver.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import { PASSWORD, REDIRECT_URI, freshUin, obtainCode, registerClient, tokensFor } from '../oauth/support.js';
@@ -486,15 +486,7 @@ describeOnDatabases(
         expect((await person.login(uin, PASSWORD)).status).toBe(200);
         await tokensFor(server, person, app, { scope: 'openid', nonce: 'n' });
         await person.call('POST', '/v1/account/logout');
-        const deadline = Date.now() + 10_000;
-        let result: string | undefined;
-        while (result === undefined && Date.now() < deadline) {
-          const body = await json<
-            Envelope<{ app: { backchannel_logout_last_attempt: { result: string } | null } }>
-          >(await admin.call('GET', `/v1/admin/apps/${app.clientId}`));
-          result = body.data.app.backchannel_logout_last_attempt?.result;
-          if (result === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        const result = await deliveryAttempted(admin, app.clientId);
         expect(result).toBe('address not allowed');
       },
     );

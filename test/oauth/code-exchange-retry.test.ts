@@ -11,6 +11,7 @@ import { expect, it } from 'vitest';
 import { credentialKey } from '../../src/oauth/credentials.js';
 import { json } from '../helpers/http.js';
 import { REDIRECT_URI, describeOnDatabases } from '../helpers/fixture.js';
+import { waitFor } from '../helpers/wait.js';
 import {
   basic,
   exchangeCode,
@@ -37,13 +38,13 @@ describeOnDatabases(
 
     /** Waits until the server has redeemed `code` (its row marked used); fails after 10 s. */
     async function untilUsed(code: string): Promise<void> {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const found = await server.ctx.store.codes.findWithGrantor(credentialKey(code));
-        if (found?.code.usedAt !== null && found?.code.usedAt !== undefined) return;
-        if (Date.now() > deadline) throw new Error('the exchange was never redeemed');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(
+        async () => {
+          const found = await server.ctx.store.codes.findWithGrantor(credentialKey(code));
+          return found?.code.usedAt !== null && found?.code.usedAt !== undefined;
+        },
+        { what: 'the exchange to be redeemed' },
+      );
     }
 
     /**
