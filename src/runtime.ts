@@ -160,7 +160,16 @@ export async function startServer(
       : undefined;
 
   const drain = new ConnectionDrain(app.server);
-  const url = await app.listen({ port: config.port, host: config.host });
+  let url: string;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // The port is taken (EADDRINUSE) or not ours to take: release what was opened, so the command ends.
+    await directorySync?.stop();
+    await app.close();
+    await store.close();
+    throw error;
+  }
   let started: Promise<void>;
   if (outage === undefined) {
     serving();

@@ -17,7 +17,12 @@ import { parsedRoles } from './user-roles.js';
 import { replaceRoles } from '../domain/roles.js';
 
 export async function serve(config: Config): Promise<void> {
-  const server = await startServer(config);
+  const server = await startServer(config).catch((error: unknown) => {
+    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
+    throw new Error(
+      `cannot listen on ${config.host}:${config.port}: another program uses that port (EADDRINUSE): stop it, or set PORT`,
+    );
+  });
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

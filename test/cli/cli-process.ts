@@ -30,7 +30,7 @@ function stale(): boolean {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What `serve` prints when its port is taken (src/cli.ts writes the listen error to stderr). */
+/** What `serve` prints when its port is taken (src/cli/commands.ts names the error code). */
 const ADDRESS_IN_USE = /EADDRINUSE/;
 
 /** Builds the server (`npm run build:server`) unless dist/src/cli.js is newer than every source. */
@@ -136,7 +136,7 @@ export class ServeProcess {
   async listening(timeoutMs = 20_000): Promise<URL> {
     const seen = await waitFor(
       () => {
-        // A taken port: the process may linger with its database open, but it will never serve.
+        // A taken port: serve says so and exits 1.
         if (this.child.exitCode !== null || ADDRESS_IN_USE.test(this.stderr))
           return { exited: true } as const;
         const line = this.logLines.find((entry) => entry.msg === 'serving');

@@ -3,6 +3,7 @@
  * against a temp SQLite database (and once against PostgreSQL).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -383,6 +384,21 @@ describe('campus-sso serve', () => {
 
   it('starts, prints a generated first admin that signs in, answers /healthz, stops on SIGTERM with 0; a second start prints no new admin', async () => {
     await expectServesAndStops(databaseUrl);
+  });
+
+  it('exits 1 and says so when another program holds its port, leaving nothing running', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const result = await cli(['serve'], '', { PORT: String(port), HOST: '127.0.0.1' });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toBe(
+        `campus-sso: cannot listen on 127.0.0.1:${port}: another program uses that port (EADDRINUSE): stop it, or set PORT\n`,
+      );
+    } finally {
+      holder.close();
+    }
   });
 
   it('prints no first admin when an admin exists already', async () => {
