@@ -1,9 +1,9 @@
 /**
  * The apps table: its queries and its row mappers (docs/architecture.md#storage). `findClient` authenticates
- * every client on the token endpoint, so it is a hand-written statement per database (prepared on SQLite, on
- * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the columns client
- * authentication and the grants need; `find`, the whole app, is one too. Writes are on disk before they are answered
- * (`writeDurably`).
+ * the clients of the token endpoint (but in the code exchange, which reads the app with the code: codes.ts),
+ * so it is a hand-written statement per database (prepared on SQLite, on PostgreSQL coalesced per turn,
+ * docs/architecture.md#batching) that reads only the columns client authentication and the grants need;
+ * `find`, the whole app, is one too. Writes are on disk before they are answered (`writeDurably`).
  */
 import type { Selectable } from 'kysely';
 import type { HotPath } from './connection.js';
