@@ -74,6 +74,7 @@ async function row(
   liveTokens?: () => Promise<number>,
   databasePids?: () => Promise<readonly number[]>,
 ): Promise<void> {
+  if (!options.wantRow(spec.id)) return;
   const result = await measureRow(spec, server, source, timing, liveTokens, databasePids);
   rows.push(result);
   log(progress(result));
@@ -91,7 +92,7 @@ async function stop(server: ServerProcess): Promise<void> {
 
 async function peerRows(o: BenchOptions): Promise<void> {
   const C = o.connections;
-  if (o.groups.has('userinfo')) {
+  if (o.groups.has('userinfo') && o.wantRow('userinfo/bare-fastify')) {
     log('bare Fastify (ceiling)');
     const bare = await started(await startBareFastify());
     // The same Authorization headers campus-sso gets, so the client side does identical work.
@@ -112,6 +113,7 @@ async function peerRows(o: BenchOptions): Promise<void> {
     await stop(bare);
   }
   if (!o.groups.has('userinfo') && !o.groups.has('token')) return;
+  if (!o.wantRow('userinfo/oidc-provider') && !o.wantRow('token/oidc-provider')) return;
   log('oidc-provider (peer)');
   const peer = await startOidcProvider();
   running.add(peer.server);
@@ -263,7 +265,10 @@ async function campusRows(o: BenchOptions, database: CampusDatabase, withScale: 
   }
   await stop(server);
 
-  if (withScale) {
+  if (
+    withScale &&
+    (o.wantRow(`userinfo/campus-sso/${kind}/scale`) || o.wantRow(`token/campus-sso/${kind}/scale`))
+  ) {
     const before = await liveTokens();
     const toAdd = Math.max(0, o.scaleTokens - before);
     log(`campus-sso on ${kind}: inserting ${toAdd.toLocaleString('en-US')} live tokens (server stopped)`);
@@ -397,16 +402,19 @@ notes.push(
     `exchanges ${options.steadyRates.token}/s). "peak ≥ 95% of the previous run" compares with ${previous.file} as it ` +
     `was when this run began (${previous.rows.length} counted rows; another machine there makes it meaningless).`,
 );
+const { wantRow: _wantRow, partial: _partial, ...settings } = options;
 const report = buildReport(
   rows,
-  { ...options, groups: [...options.groups], steadyRates: options.steadyRates },
+  { ...settings, groups: [...options.groups], steadyRates: options.steadyRates },
   notes,
   loadBefore,
   previous,
 );
 const table = markdown(report, options.scaleTokens);
 mkdirSync(RESULTS, { recursive: true });
-writeFileSync(join(RESULTS, 'latest.md'), table);
-writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+// A run of some rows (BENCH_ROWS) never replaces the last full run.
+const written = options.partial ? 'partial' : 'latest';
+writeFileSync(join(RESULTS, `${written}.md`), table);
+writeFileSync(join(RESULTS, `${written}.json`), `${JSON.stringify(report, null, 2)}\n`);
 log(`\n${table}`);
-log(`written: ${RESULTS}/latest.md, ${RESULTS}/latest.json`);
+log(`written: ${RESULTS}/${written}.md, ${RESULTS}/${written}.json`);

@@ -15,6 +15,10 @@
  *   BENCH_SCALE_TOKENS live access tokens in the "large" scale rows  (default 1000000, quick 100000)
  *   BENCH_POSTGRES_URL server URL without a database name            (default postgres://postgres@127.0.0.1:5432)
  *   BENCH_ONLY         comma-separated groups to run: userinfo,token,login,scale-sqlite,postgres (default all)
+ *   BENCH_ROWS         comma-separated substrings of row ids (e.g. `userinfo/bare,userinfo/campus-sso/sqlite/base`):
+ *                      only the rows whose id contains one run, inside the groups of BENCH_ONLY (default all);
+ *                      a measurement tool for one change: the report goes to bench/results/partial.{md,json}
+ *                      (git-ignored), and latest.{md,json} stay the last full run
  *   BENCH_CPU_PROF     1 = start campus-sso with --cpu-prof; profiles go to dist/bench-profiles/
  *   BENCH_QUIET_WAIT   seconds to wait, before each row, for other work on the machine to calm down
  *                      (CPUs ≤ 15% busy)                             (default 60, quick 0)
@@ -48,6 +52,10 @@ export interface BenchOptions {
   readonly scaleTokens: number;
   readonly postgresUrl: string;
   readonly groups: ReadonlySet<Group>;
+  /** BENCH_ROWS: whether the row with this id runs. */
+  readonly wantRow: (id: string) => boolean;
+  /** BENCH_ROWS is set: some rows are left out. */
+  readonly partial: boolean;
   readonly cpuProfile: boolean;
   readonly quietWaitSeconds: number;
   readonly postgresAsyncCommit: boolean;
@@ -75,6 +83,14 @@ function readGroups(): ReadonlySet<Group> {
   return groups;
 }
 
+function readRowFilter(): (id: string) => boolean {
+  const parts = (process.env.BENCH_ROWS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return parts.length === 0 ? () => true : (id) => parts.some((part) => id.includes(part));
+}
+
 export function readOptions(): BenchOptions {
   const quick = process.env.BENCH_QUICK === '1';
   return {
@@ -97,6 +113,8 @@ export function readOptions(): BenchOptions {
     scaleTokens: Math.round(positiveNumber('BENCH_SCALE_TOKENS', quick ? 100_000 : 1_000_000)),
     postgresUrl: (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
     groups: readGroups(),
+    wantRow: readRowFilter(),
+    partial: (process.env.BENCH_ROWS ?? '').trim() !== '',
     cpuProfile: process.env.BENCH_CPU_PROF === '1',
     postgresAsyncCommit: process.env.BENCH_PG_ASYNC_COMMIT === '1',
     quietWaitSeconds:

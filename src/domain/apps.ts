@@ -180,19 +180,26 @@ export class AppService {
   }
 
   /**
-   * RFC 6749 §2.3.1: the app if it exists, is enabled, and `secret` is its secret, compared in constant
-   * time (on the SHA-256 digests, so neither length nor content leaks).
+   * RFC 6749 §2.3.1: the app if it exists, is enabled, and `secret` is its secret (authenticatedClient).
    */
   async authenticate(clientId: string, secret: string): Promise<ClientRecord | undefined> {
-    const app = await this.store.apps.findClient(clientId);
-    const presented = sha256Hex(secret);
-    if (!app) {
-      constantTimeEqual(presented, presented);
-      return undefined;
-    }
-    if (!constantTimeEqual(presented, app.secretHash)) return undefined;
-    return app.disabled ? undefined : app;
+    return authenticatedClient(await this.store.apps.findClient(clientId), secret);
   }
+}
+
+/**
+ * RFC 6749 §2.3.1: `app` (as read for the client_id presented) if it exists, is enabled, and `secret` is its
+ * secret, compared in constant time (on the SHA-256 digests, so neither length nor content leaks). The code
+ * exchange reads the app with the code (`codes.findForExchange`) and checks it here.
+ */
+export function authenticatedClient(app: ClientRecord | undefined, secret: string): ClientRecord | undefined {
+  const presented = sha256Hex(secret);
+  if (!app) {
+    constantTimeEqual(presented, presented);
+    return undefined;
+  }
+  if (!constantTimeEqual(presented, app.secretHash)) return undefined;
+  return app.disabled ? undefined : app;
 }
 
 /**

@@ -21,8 +21,11 @@ import {
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH };
 
 /**
- * Each hash holds 19 MiB while it runs. More at once than there are cores buys no throughput, only memory
- * (libuv would run four), so the work queues here instead.
+ * Each hash holds 19 MiB while it runs (64 MiB for a previous-system one). More at once than there are cores
+ * buys no throughput, only memory (libuv would run four), so the work queues here instead; and one core is
+ * left to the event loop, which does the rest of every sign-in (sessions, throttle, audit) and every other
+ * request meanwhile. Measured with the bench's sign-in row on 2 cores (docs/operations.md#requirements): two
+ * hashes at once took the server from 120 MB idle to a 159–174 MB peak; one at a time, to ~140 MB.
  */
 class Limiter {
   private running = 0;
@@ -42,7 +45,7 @@ class Limiter {
   }
 }
 
-const argon2 = new Limiter(Math.max(1, availableParallelism()));
+const argon2 = new Limiter(Math.max(1, availableParallelism() - 1));
 
 export function hashPassword(password: string): Promise<string> {
   return argon2.run(() => hash(password, PARAMETERS));

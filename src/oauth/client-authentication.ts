@@ -4,6 +4,7 @@
  * never both. Every campus-sso client is confidential, so a request without credentials is refused.
  */
 import type { AppContext } from '../app-context.js';
+import { authenticatedClient } from '../domain/apps.js';
 import type { ClientRecord } from '../storage/store.js';
 import { InvalidClient, InvalidRequest } from './errors.js';
 import { present } from './parameters.js';
@@ -16,7 +17,8 @@ export interface ClientAuthenticationInput {
   readonly clientSecret: string | undefined;
 }
 
-interface Credentials {
+/** The client credentials a request presented, by either method. */
+export interface PresentedClient {
   readonly clientId: string;
   readonly clientSecret: string;
   readonly usedBasicAuth: boolean;
@@ -64,7 +66,8 @@ function readBasicCredentials(
   }
 }
 
-function readCredentials(input: ClientAuthenticationInput): Credentials {
+/** The credentials `input` presents, or invalid_request / invalid_client when they are malformed or missing. */
+export function presentedClient(input: ClientAuthenticationInput): PresentedClient {
   const basic = readBasicCredentials(input.authorization);
   const bodyId = present(input.clientId);
   const bodySecret = present(input.clientSecret);
@@ -101,8 +104,26 @@ export async function authenticateClient(
   ctx: AppContext,
   input: ClientAuthenticationInput,
 ): Promise<ClientRecord> {
-  const credentials = readCredentials(input);
-  const app = await ctx.apps.authenticate(credentials.clientId, credentials.clientSecret);
-  if (!app) throw invalidClient('client authentication failed', credentials.usedBasicAuth);
-  return app;
+  return authenticatePresented(ctx, presentedClient(input));
+}
+
+/** authenticateClient, for credentials already read. */
+export async function authenticatePresented(
+  ctx: AppContext,
+  presented: PresentedClient,
+): Promise<ClientRecord> {
+  return clientOrRefusal(await ctx.apps.authenticate(presented.clientId, presented.clientSecret), presented);
+}
+
+/**
+ * `app`, read for the client_id presented, if the presented secret is its secret and it is enabled
+ * (`authenticatedClient`, constant time); else invalid_client.
+ */
+export function authenticateAgainst(app: ClientRecord | undefined, presented: PresentedClient): ClientRecord {
+  return clientOrRefusal(authenticatedClient(app, presented.clientSecret), presented);
+}
+
+function clientOrRefusal(client: ClientRecord | undefined, presented: PresentedClient): ClientRecord {
+  if (!client) throw invalidClient('client authentication failed', presented.usedBasicAuth);
+  return client;
 }

@@ -1,9 +1,9 @@
 /**
  * The apps table: its queries and its row mappers (docs/architecture.md#storage). `findClient` authenticates
- * every client on the token endpoint, so it is a hand-written statement per database (prepared on SQLite, on
- * PostgreSQL coalesced per turn, docs/architecture.md#batching) that reads only the columns client
- * authentication and the grants need; `find`, the whole app, is one too. Writes are on disk before they are answered
- * (`writeDurably`).
+ * the clients of the token endpoint (but in the code exchange, which reads the app with the code: codes.ts),
+ * so it is a hand-written statement per database (prepared on SQLite, on PostgreSQL coalesced per turn,
+ * docs/architecture.md#batching) that reads only the columns client authentication and the grants need;
+ * `find`, the whole app, is one too. Writes are on disk before they are answered (`writeDurably`).
  */
 import type { Selectable } from 'kysely';
 import type { HotPath } from './connection.js';
@@ -91,9 +91,13 @@ const findApp: HotPath<FindApp> = {
   },
 };
 
-/** The columns ClientRecord is read from (of `apps a`). */
-interface ClientRow {
+/** The columns ClientRecord is read from (of `apps a`): the client_id, and its settings. */
+export interface ClientRow extends ClientSettingsRow {
   client_id: string;
+}
+
+/** What client authentication and the grants read of an app, besides its client_id. */
+export interface ClientSettingsRow {
   secret_hash: string;
   disabled: number;
   allow_refresh_tokens: number;
@@ -103,13 +107,15 @@ interface ClientRow {
   allowed_scopes: string;
 }
 
-const CLIENT_COLUMNS =
-  'a.client_id, a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups, a.device_grant, ' +
+/** ClientSettingsRow's columns (of `apps a`); the code exchange reads them with the code (codes.ts). */
+export const CLIENT_SETTINGS_COLUMNS =
+  'a.secret_hash, a.disabled, a.allow_refresh_tokens, a.allowed_groups, a.device_grant, ' +
   'a.client_credentials, a.allowed_scopes';
 
-function toClient(row: ClientRow): ClientRecord {
+/** The client `clientId` from its settings' row. */
+export function toClient(row: ClientSettingsRow, clientId: string): ClientRecord {
   return {
-    clientId: row.client_id,
+    clientId,
     secretHash: row.secret_hash,
     disabled: row.disabled === 1,
     allowRefreshTokens: row.allow_refresh_tokens === 1,
@@ -125,17 +131,21 @@ type FindClient = (clientId: string) => Promise<ClientRecord | undefined>;
 
 const findClient: HotPath<FindClient> = {
   sqlite(database) {
-    return preparedLookup(database, `select ${CLIENT_COLUMNS} from apps a where a.client_id = ?`, toClient);
+    return preparedLookup(
+      database,
+      `select a.client_id, ${CLIENT_SETTINGS_COLUMNS} from apps a where a.client_id = ?`,
+      (row: ClientRow) => toClient(row, row.client_id),
+    );
   },
   postgres(pool) {
     return batchedLookup(pool, {
       name: 'campus_sso_find_clients',
       text: `
-        select q.i, ${CLIENT_COLUMNS}
+        select q.i, a.client_id, ${CLIENT_SETTINGS_COLUMNS}
           from unnest($1::text[]) with ordinality as q(client_id, i)
           join apps a on a.client_id = q.client_id`,
       parameters: (clientIds: readonly string[]) => [clientIds],
-      map: toClient,
+      map: (row: ClientRow) => toClient(row, row.client_id),
     });
   },
 };

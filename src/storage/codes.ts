@@ -1,6 +1,7 @@
 /**
  * The authorization_codes table: its queries and its row mappers (docs/architecture.md#storage). The code
- * exchange's read, the code with the user who granted it, is a hand-written statement per database: prepared
+ * exchange's read, the code with the user who granted it (and the app the client names), is a hand-written
+ * statement per database: prepared
  * on SQLite, and on PostgreSQL coalesced per turn (docs/architecture.md#batching). Redeeming a code writes
  * tokens, so it lives in tokens.ts.
  */
@@ -20,9 +21,11 @@ import type {
   CodeChallengeMethod,
   CodeRepository,
   CodeWithGrantor,
+  ExchangeRead,
   UserGroup,
 } from './store.js';
 import { joinAmr, splitAmr } from './sessions.js';
+import { CLIENT_SETTINGS_COLUMNS, type ClientSettingsRow, toClient } from './apps.js';
 
 /** Used codes are kept a day past expiry, so a late replay still revokes its tokens (RFC 9700 §4.2.4). */
 const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
@@ -115,9 +118,64 @@ const codeWithGrantor: HotPath<FindWithGrantor> = {
   },
 };
 
+/*
+ * The code exchange's one read (docs/architecture.md#one-request-end-to-end): the app the client names, the code,
+ * and the user who granted it, in one statement, so client authentication costs no round trip of its own.
+ * Every part may be missing: the row is always there, its columns null.
+ */
+
+/** Nullable all through: left joins. `app_client_id` is the app's, `client_id` the code's. */
+type ExchangeRow = { app_client_id: string | null } & Nullable<ClientSettingsRow> &
+  Nullable<CodeWithGrantorRow>;
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+function toExchangeRead(row: ExchangeRow): ExchangeRead {
+  return {
+    client: row.app_client_id === null ? undefined : toClient(row as ClientSettingsRow, row.app_client_id),
+    found: row.code_hash === null ? undefined : toCodeWithGrantor(row as CodeWithGrantorRow),
+  };
+}
+
+const COLUMNS = `a.client_id as app_client_id, ${CLIENT_SETTINGS_COLUMNS}, ${WITH_GRANTOR_COLUMNS}`;
+const JOINS = `left join apps a on a.client_id = q.client_id
+  left join authorization_codes c on c.code_hash = q.code_hash
+  ${WITH_GRANTOR_JOIN}`;
+
+const NOTHING: ExchangeRead = { client: undefined, found: undefined };
+
+type FindForExchange = (codeHash: string, clientId: string) => Promise<ExchangeRead>;
+
+const exchangeRead: HotPath<FindForExchange> = {
+  sqlite(database) {
+    const lookup = preparedLookup(
+      database,
+      `select ${COLUMNS} from (select ? as client_id, ? as code_hash) q ${JOINS}`,
+      toExchangeRead,
+    );
+    return async (codeHash, clientId) => (await lookup(clientId, codeHash)) ?? NOTHING;
+  },
+  postgres(pool) {
+    const lookup = batchedLookup(pool, {
+      name: 'campus_sso_find_for_exchange',
+      text: `
+        select q.i, ${COLUMNS}
+          from unnest($1::text[], $2::text[]) with ordinality as q(client_id, code_hash, i)
+          ${JOINS}`,
+      parameters: (keys: readonly { codeHash: string; clientId: string }[]) => [
+        keys.map((key) => key.clientId),
+        keys.map((key) => key.codeHash),
+      ],
+      map: toExchangeRead,
+    });
+    return async (codeHash, clientId) => (await lookup({ codeHash, clientId })) ?? NOTHING;
+  },
+};
+
 export class Codes extends Repository implements CodeRepository {
   /** By codeWithGrantor's statement for this database. */
   readonly findWithGrantor = forDialect(this.connection, codeWithGrantor);
+  /** By exchangeRead's statement for this database. */
+  readonly findForExchange = forDialect(this.connection, exchangeRead);
 
   async insert(code: AuthorizationCodeRecord): Promise<void> {
     await this.db

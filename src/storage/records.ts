@@ -105,8 +105,8 @@ export interface AppRecord {
 
 /**
  * An app as client authentication reads it (`apps.findClient`, on every call to the token, revocation and
- * introspection endpoints): who it is, its secret's digest, and what it may do. The rest of the app's row
- * is not read there.
+ * introspection endpoints; `codes.findForExchange` with the code, in the code exchange): who it is, its
+ * secret's digest, and what it may do. The rest of the app's row is not read there.
  */
 export type ClientRecord = Pick<
   AppRecord,

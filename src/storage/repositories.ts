@@ -189,11 +189,22 @@ export interface CodeWithGrantor {
   readonly user: TokenSubject | undefined;
 }
 
+/** The code exchange's read: the app the client names, and the code with its grantor (each if it exists). */
+export interface ExchangeRead {
+  readonly client: ClientRecord | undefined;
+  readonly found: CodeWithGrantor | undefined;
+}
+
 export interface CodeRepository {
   insert(code: AuthorizationCodeRecord): Promise<void>;
   find(codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
-  /** The code exchange's read: the code and its user in one query (one round trip on PostgreSQL). */
+  /** The code and its user in one query (one round trip on PostgreSQL). */
   findWithGrantor(codeHash: string): Promise<CodeWithGrantor | undefined>;
+  /**
+   * The code exchange's read: findWithGrantor and the app `clientId` names (as `apps.findClient` reads it),
+   * in one query, so the exchange authenticates its client without a round trip of its own.
+   */
+  findForExchange(codeHash: string, clientId: string): Promise<ExchangeRead>;
   /**
    * Voids the user's codes still redeemable at `now` (a security event, docs/security.md): they are marked
    * used, so a later redemption is refused as a replay. Answers how many.

@@ -25,10 +25,11 @@ export function registerCsrfCheck(app: FastifyInstance, config: Config): void {
   };
 
   const checked = (request: FastifyRequest): boolean => {
-    const csrf = request.routeOptions.config.csrf;
+    // Read once: Fastify builds `routeOptions` anew on every access, and this runs on every request.
+    const { csrf, bearerTokens } = request.routeOptions.config;
     // docs/interface.md#service-tokens-at-the-admin-api: a service token is sent by a program, never by a browser on its
     // own (Authorization is no CORS-safelisted header), and these routes then ignore the cookie.
-    if (request.routeOptions.config.bearerTokens === true && request.headers.authorization !== undefined) {
+    if (bearerTokens === true && request.headers.authorization !== undefined) {
       return false;
     }
     if (csrf !== 'json-only') return csrf === true;

@@ -3,17 +3,26 @@
  * legacy JSON one (docs/interface.md#legacy-token-endpoint). Read top to bottom: each requirement is one `if`.
  */
 import type { AppContext } from '../../app-context.js';
-import type { Config } from '../../config/config.js';
-import { loadDerivedKey } from '../../domain/secret-box.js';
 import { isActiveUser } from '../../domain/users.js';
 import { groupsAllow } from '../../shared/people.js';
 import { isDatabaseUnavailable } from '../../storage/database-errors.js';
 import { credentialKey, derivedCredential } from '../credentials.js';
-import type { AuthorizationCodeRecord, ClientRecord, TokenSubject } from '../../storage/store.js';
+import type {
+  AuthorizationCodeRecord,
+  ClientRecord,
+  CodeWithGrantor,
+  TokenSubject,
+} from '../../storage/store.js';
+import {
+  type PresentedClient,
+  authenticateAgainst,
+  authenticatePresented,
+} from '../client-authentication.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { PKCE_VALUE, verifierMatches } from '../pkce.js';
 import { hasScope } from '../scopes.js';
-import { RETRY_WINDOW_MS, undeliveredExchanges } from '../undelivered-exchanges.js';
+import { undeliveredExchanges } from '../undelivered-exchanges.js';
+import { answerAgain, exchangeKey, issuedTokens } from './authorization-code-retry.js';
 import {
   type IssuedTokens,
   mintAccessToken,
@@ -38,36 +47,77 @@ export interface AuthorizationCodeOptions {
   readonly accessTokenOnly: boolean;
 }
 
-/** The key the tokens of an exchange are derived with (HKDF from the key-encryption key), read once. */
-const exchangeKeys = new WeakMap<Config, Promise<Buffer>>();
-function exchangeKey(ctx: AppContext): Promise<Buffer> {
-  let key = exchangeKeys.get(ctx.config);
-  if (!key) {
-    key = loadDerivedKey(ctx.config.secretKey, 'authorization code exchange tokens');
-    key.catch(() => exchangeKeys.delete(ctx.config));
-    exchangeKeys.set(ctx.config, key);
-  }
-  return key;
+/** The code as presented, and its credentialKey (what the database knows it by). */
+interface PresentedCode {
+  readonly presented: string;
+  readonly codeHash: string;
 }
 
+/**
+ * RFC 6749 §4.1.3: what the request must carry before the code is looked at. Answers the code it carries, or
+ * the error to refuse it with (thrown after client authentication).
+ */
+function presentedCode(
+  exchange: AuthorizationCodeExchange,
+  options: AuthorizationCodeOptions,
+): string | InvalidRequest {
+  // RFC 6749 §4.1.3: code is REQUIRED.
+  if (exchange.code === undefined) return new InvalidRequest('code is required');
+  // RFC 6749 §4.1.3: redirect_uri is REQUIRED if it was included in the authorization request.
+  if (options.checkRedirectUri && exchange.redirectUri === undefined) {
+    return new InvalidRequest('redirect_uri is required: it was part of the authorization request');
+  }
+  return exchange.code;
+}
+
+/** The exchange for `client`, already authenticated. */
 export async function exchangeAuthorizationCode(
   ctx: AppContext,
   client: ClientRecord,
   exchange: AuthorizationCodeExchange,
   options: AuthorizationCodeOptions,
 ): Promise<IssuedTokens> {
-  // RFC 6749 §4.1.3: code is REQUIRED.
-  if (exchange.code === undefined) throw new InvalidRequest('code is required');
-  // RFC 6749 §4.1.3: redirect_uri is REQUIRED if it was included in the authorization request.
-  if (options.checkRedirectUri && exchange.redirectUri === undefined) {
-    throw new InvalidRequest('redirect_uri is required: it was part of the authorization request');
-  }
-
-  const codeHash = credentialKey(exchange.code);
+  const presented = presentedCode(exchange, options);
+  if (typeof presented !== 'string') throw presented;
+  const codeHash = credentialKey(presented);
   // The code and the user who granted it, read together (one round trip instead of two on PostgreSQL).
   const found = await ctx.store.codes.findWithGrantor(codeHash);
-  const now = ctx.clock.now();
+  return redeem(ctx, client, { presented, codeHash }, found, exchange, options);
+}
 
+/**
+ * The exchange as the token endpoints run it: the client is authenticated (RFC 6749 §3.2.1) against its app
+ * as read in the same statement as the code (`codes.findForExchange`), so a normal exchange is two statements,
+ * two round trips on PostgreSQL: that read and the redemption (docs/architecture.md#one-request-end-to-end). A
+ * request refused before its code is read is still refused after client authentication.
+ */
+export async function authenticateAndExchangeCode(
+  ctx: AppContext,
+  credentials: PresentedClient,
+  exchange: AuthorizationCodeExchange,
+  options: AuthorizationCodeOptions,
+): Promise<IssuedTokens> {
+  const presented = presentedCode(exchange, options);
+  if (typeof presented !== 'string') {
+    await authenticatePresented(ctx, credentials);
+    throw presented;
+  }
+  const codeHash = credentialKey(presented);
+  const read = await ctx.store.codes.findForExchange(codeHash, credentials.clientId);
+  const client = authenticateAgainst(read.client, credentials);
+  return redeem(ctx, client, { presented, codeHash }, read.found, exchange, options);
+}
+
+/** The grant's rules for the code presented (and its credentialKey) as read (`found`), then its redemption. */
+async function redeem(
+  ctx: AppContext,
+  client: ClientRecord,
+  { presented, codeHash }: PresentedCode,
+  found: CodeWithGrantor | undefined,
+  exchange: AuthorizationCodeExchange,
+  options: AuthorizationCodeOptions,
+): Promise<IssuedTokens> {
+  const now = ctx.clock.now();
   // RFC 6749 §5.2 invalid_grant: "The provided authorization grant … is invalid".
   if (!found) throw new InvalidGrant('the authorization code is invalid');
   const { code, user } = found;
@@ -78,7 +128,7 @@ export async function exchangeAuthorizationCode(
   // is revoked (checked before expiry: the tokens outlive the code).
   if (code.usedAt !== null) {
     // Unless this instance knows the exchange's answer was not delivered, and this is that exchange again.
-    const again = await answerAgain(ctx, client, exchange.code, exchange, options, code, user, now);
+    const again = await answerAgain(ctx, client, presented, exchange, options, code, user, now);
     if (again) return again;
     await ctx.store.tokens.revokeByCode(codeHash);
     throw new InvalidGrant(
@@ -92,25 +142,7 @@ export async function exchangeAuthorizationCode(
     throw new InvalidGrant('redirect_uri does not match the one in the authorization request');
   }
 
-  if (code.codeChallenge !== null && code.codeChallengeMethod !== null) {
-    // RFC 7636 §4.6: a code issued with a challenge needs the verifier.
-    if (exchange.codeVerifier === undefined) {
-      throw new InvalidGrant('code_verifier is required: the authorization request carried a code_challenge');
-    }
-    // RFC 7636 §4.1: code-verifier = 43*128unreserved.
-    if (!PKCE_VALUE.test(exchange.codeVerifier)) {
-      throw new InvalidGrant(
-        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)',
-      );
-    }
-    // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
-    if (!verifierMatches(exchange.codeVerifier, code.codeChallenge, code.codeChallengeMethod)) {
-      throw new InvalidGrant('code_verifier does not match the code_challenge');
-    }
-  } else if (exchange.codeVerifier !== undefined) {
-    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a PKCE downgrade attempt.
-    throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
-  }
+  checkVerifier(code, exchange.codeVerifier);
 
   // A user disabled (or whose account expired) since signing in gets no tokens (docs/interface.md#resources).
   if (!user || !isActiveUser(user, now)) throw new InvalidGrant('the user who granted this code is disabled');
@@ -119,6 +151,19 @@ export async function exchangeAuthorizationCode(
     throw new InvalidGrant('the user who granted this code is not in the groups allowed to use this app');
   }
 
+  return issue(ctx, client, { presented, codeHash }, code, user, now, options);
+}
+
+/** Mints the code's tokens and redeems it for them (RFC 6749 §4.1.2: once, atomically). */
+async function issue(
+  ctx: AppContext,
+  client: ClientRecord,
+  { presented, codeHash }: PresentedCode,
+  code: AuthorizationCodeRecord,
+  user: TokenSubject,
+  now: number,
+  options: AuthorizationCodeOptions,
+): Promise<IssuedTokens> {
   const grant: TokenGrant = {
     clientId: client.clientId,
     uin: code.uin,
@@ -133,13 +178,7 @@ export async function exchangeAuthorizationCode(
   const familyId = withRefreshToken ? newFamilyId() : null;
   // Derived from the code, so a retry of this exchange can answer them again (answerAgain).
   const key = await exchangeKey(ctx);
-  const access = mintAccessToken(
-    ctx,
-    grant,
-    familyId,
-    now,
-    derivedCredential(key, 'access', exchange.code, now),
-  );
+  const access = mintAccessToken(ctx, grant, familyId, now, derivedCredential(key, 'access', presented, now));
   const refresh =
     familyId === null
       ? undefined
@@ -149,7 +188,7 @@ export async function exchangeAuthorizationCode(
           familyId,
           code.authTime,
           now,
-          derivedCredential(key, 'refresh', exchange.code, now),
+          derivedCredential(key, 'refresh', presented, now),
         );
 
   // RFC 6749 §4.1.2: single use, atomically: a concurrent replay loses here and revokes what the winner got.
@@ -173,75 +212,25 @@ export async function exchangeAuthorizationCode(
   return issuedTokens(code, user, client, access.value, refresh?.value, now);
 }
 
-function issuedTokens(
-  code: AuthorizationCodeRecord,
-  user: TokenSubject,
-  client: ClientRecord,
-  accessToken: string,
-  refreshToken: string | undefined,
-  issuedAt: number,
-): IssuedTokens {
-  return {
-    accessToken,
-    refreshToken,
-    scope: code.scope,
-    user,
-    clientId: client.clientId,
-    authTime: code.authTime,
-    amr: code.amr,
-    nonce: code.nonce,
-    issuedAt,
-    sid: code.sid,
-  };
-}
-
-/** RFC 7636 §4.6 and RFC 9700 §4.8.2 as one answer: the verifier is the one the code was issued for. */
-function verifierFits(code: AuthorizationCodeRecord, verifier: string | undefined): boolean {
-  if (code.codeChallenge === null || code.codeChallengeMethod === null) return verifier === undefined;
-  return (
-    verifier !== undefined &&
-    PKCE_VALUE.test(verifier) &&
-    verifierMatches(verifier, code.codeChallenge, code.codeChallengeMethod)
-  );
-}
-
-/**
- * A code exchange that committed but whose answer the client never got (the database failed around the
- * commit, or the connection closed before the answer was sent) is retried by the client and finds its code
- * used. RFC 6749 §4.1.2 refuses a code used twice and revokes its tokens: a second use is either a replay or
- * the proof that the first answer leaked. Neither holds when this instance knows the first answer was never
- * delivered (UndeliveredExchanges); then the same exchange (same authenticated client, checked above, same
- * redirect_uri and PKCE verifier) within RETRY_WINDOW_MS, its tokens still valid and unused, gets them again
- * (docs/security.md#token-endpoint-and-grants). Anything else is refused and revokes. Not on the legacy
- * endpoint, which sends no redirect_uri.
- */
-async function answerAgain(
-  ctx: AppContext,
-  client: ClientRecord,
-  presented: string,
-  exchange: AuthorizationCodeExchange,
-  options: AuthorizationCodeOptions,
-  code: AuthorizationCodeRecord,
-  user: TokenSubject | undefined,
-  now: number,
-): Promise<IssuedTokens | undefined> {
-  const usedAt = code.usedAt;
-  if (!options.checkRedirectUri || usedAt === null || now - usedAt > RETRY_WINDOW_MS) return undefined;
-  if (!(await undeliveredExchanges(ctx).take(code.codeHash, now))) return undefined;
-  if (exchange.redirectUri !== code.redirectUri || !verifierFits(code, exchange.codeVerifier))
-    return undefined;
-  if (!user || !isActiveUser(user, now)) return undefined;
-  const key = await exchangeKey(ctx);
-  const accessToken = derivedCredential(key, 'access', presented, usedAt);
-  const access = await ctx.store.tokens.findAccessToken(credentialKey(accessToken));
-  if (!access || access.revoked || access.codeHash !== code.codeHash || access.expiresAt <= now)
-    return undefined;
-  let refreshToken: string | undefined;
-  if (access.familyId !== null) {
-    refreshToken = derivedCredential(key, 'refresh', presented, usedAt);
-    const refresh = await ctx.store.tokens.findRefreshToken(credentialKey(refreshToken));
-    // A refresh token already used (rotated) means the client did get the answer: this is a replay.
-    if (!refresh || refresh.revoked || refresh.rotatedAt !== null) return undefined;
+/** RFC 7636 §4.6 and RFC 9700 §4.8.2: the verifier the code needs, and only then one; else invalid_grant. */
+function checkVerifier(code: AuthorizationCodeRecord, verifier: string | undefined): void {
+  if (code.codeChallenge !== null && code.codeChallengeMethod !== null) {
+    // RFC 7636 §4.6: a code issued with a challenge needs the verifier.
+    if (verifier === undefined) {
+      throw new InvalidGrant('code_verifier is required: the authorization request carried a code_challenge');
+    }
+    // RFC 7636 §4.1: code-verifier = 43*128unreserved.
+    if (!PKCE_VALUE.test(verifier)) {
+      throw new InvalidGrant(
+        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)',
+      );
+    }
+    // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
+    if (!verifierMatches(verifier, code.codeChallenge, code.codeChallengeMethod)) {
+      throw new InvalidGrant('code_verifier does not match the code_challenge');
+    }
+  } else if (verifier !== undefined) {
+    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a PKCE downgrade attempt.
+    throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
   }
-  return issuedTokens(code, user, client, accessToken, refreshToken, usedAt);
 }

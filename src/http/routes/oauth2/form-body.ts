@@ -1,7 +1,11 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
-import { authenticateClient } from '../../../oauth/client-authentication.js';
+import {
+  type PresentedClient,
+  authenticatePresented,
+  presentedClient,
+} from '../../../oauth/client-authentication.js';
 import { InvalidRequest } from '../../../oauth/errors.js';
 import type { ClientRecord } from '../../../storage/store.js';
 import { optional } from '../../schemas.js';
@@ -52,7 +56,15 @@ export function authenticateFormClient(
   request: FastifyRequest,
   body: { client_id?: string | undefined; client_secret?: string | undefined },
 ): Promise<ClientRecord> {
-  return authenticateClient(ctx, {
+  return authenticatePresented(ctx, presentedFormClient(request, body));
+}
+
+/** The client credentials presented by HTTP Basic or by the form fields (never both), not yet checked. */
+export function presentedFormClient(
+  request: FastifyRequest,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+): PresentedClient {
+  return presentedClient({
     authorization: request.headers.authorization,
     clientId: body.client_id,
     clientSecret: body.client_secret,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
-import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
+import { InvalidRequest } from '../../../oauth/errors.js';
+import { authenticateAndExchangeCode } from '../../../oauth/grants/authorization-code.js';
 import { present } from '../../../oauth/parameters.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import { ok } from '../../responses.js';
@@ -23,7 +23,7 @@ const LegacyTokenAnswer = EnvelopeOf({ access_token: Type.String() }, 'The acces
 /**
  * docs/interface.md#legacy-token-endpoint: the legacy token exchange of the previous system (Campux), kept
  * exactly: JSON in, the envelope out, its error codes (1 malformed, 2 client or grant) with a real HTTP
- * status. The grant rules are the standard endpoint's (`exchangeAuthorizationCode`), minus redirect_uri,
+ * status. The grant rules are the standard endpoint's (`authenticateAndExchangeCode`), minus redirect_uri,
  * which legacy clients never sent.
  */
 export const legacyGetAccessTokenRoutes: RoutePlugin = async (app, { ctx }) => {
@@ -40,13 +40,15 @@ export const legacyGetAccessTokenRoutes: RoutePlugin = async (app, { ctx }) => {
       if (!body.client_secret) throw new InvalidRequest('client_secret is required');
       if (!body.code) throw new InvalidRequest('code is required');
 
-      // RFC 6749 §2.3.1: client_secret_post, compared in constant time.
-      const client = await ctx.apps.authenticate(body.client_id, body.client_secret);
-      if (!client) throw new InvalidClient('client authentication failed');
-
-      const issued = await exchangeAuthorizationCode(
+      // RFC 6749 §2.3.1: client_secret_post, compared in constant time with the app read with the code.
+      const credentials = {
+        clientId: body.client_id,
+        clientSecret: body.client_secret,
+        usedBasicAuth: false,
+      };
+      const issued = await authenticateAndExchangeCode(
         ctx,
-        client,
+        credentials,
         { code: body.code, redirectUri: undefined, codeVerifier: present(body.code_verifier) },
         { checkRedirectUri: false, accessTokenOnly: true },
       );

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { credentialKey } from '../../../oauth/credentials.js';
 import { InvalidRequest, UnsupportedGrantType } from '../../../oauth/errors.js';
-import { exchangeAuthorizationCode } from '../../../oauth/grants/authorization-code.js';
+import { authenticateAndExchangeCode } from '../../../oauth/grants/authorization-code.js';
+import { authenticatePresented } from '../../../oauth/client-authentication.js';
 import {
   CLIENT_CREDENTIALS_GRANT_TYPE,
   grantClientCredentials,
@@ -15,7 +16,7 @@ import { type IssuedTokens, NO_STORE_HEADERS, tokenResponse } from '../../../oau
 import { undeliveredExchanges } from '../../../oauth/undelivered-exchanges.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
-import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, clientFormRoute } from './form-body.js';
+import { CLIENT_CREDENTIAL_FIELDS, clientFormRoute, presentedFormClient } from './form-body.js';
 
 /**
  * RFC 6749 §3.2: known parameters are strings sent once (a repeated one arrives as an array and fails here,
@@ -58,21 +59,19 @@ const TokenAnswer = Type.Object(
 export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post('/v1/oauth2/token', clientFormRoute(TokenBody, { 200: TokenAnswer }), async (request, reply) => {
     const body = request.body;
-    // RFC 6749 §3.2.1: confidential clients authenticate at the token endpoint.
-    const client = await authenticateFormClient(ctx, request, body);
+    // RFC 6749 §3.2.1: confidential clients authenticate at the token endpoint; the code exchange checks
+    // the credentials against the app it reads with the code (authenticateAndExchangeCode).
+    const credentials = presentedFormClient(request, body);
 
     const grantType = present(body.grant_type);
     let issued: IssuedTokens;
     /** The code of an exchange that committed, until its answer is known to be sent. */
     let exchanged: string | undefined;
-    // RFC 6749 §4.1.3: grant_type is REQUIRED.
-    if (grantType === undefined) {
-      throw new InvalidRequest('grant_type is required');
-    } else if (grantType === 'authorization_code') {
+    if (grantType === 'authorization_code') {
       exchanged = present(body.code);
-      issued = await exchangeAuthorizationCode(
+      issued = await authenticateAndExchangeCode(
         ctx,
-        client,
+        credentials,
         {
           code: exchanged,
           redirectUri: present(body.redirect_uri),
@@ -80,21 +79,27 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
         },
         { checkRedirectUri: true, accessTokenOnly: false },
       );
-    } else if (grantType === 'refresh_token') {
-      issued = await exchangeRefreshToken(ctx, client, {
-        refreshToken: present(body.refresh_token),
-        scope: present(body.scope),
-      });
-    } else if (grantType === DEVICE_CODE_GRANT_TYPE) {
-      issued = await exchangeDeviceCode(ctx, client, present(body.device_code));
-    } else if (grantType === CLIENT_CREDENTIALS_GRANT_TYPE) {
-      // RFC 6749 §4.4: a token for the client itself, without a user; RFC 6749 §5.1: never cached.
-      const answer = await grantClientCredentials(ctx, client, present(body.scope));
-      reply.headers(NO_STORE_HEADERS);
-      return answer;
     } else {
-      // RFC 6749 §5.2 unsupported_grant_type.
-      throw new UnsupportedGrantType(`grant_type '${grantType}' is not supported`);
+      const client = await authenticatePresented(ctx, credentials);
+      // RFC 6749 §4.1.3: grant_type is REQUIRED.
+      if (grantType === undefined) {
+        throw new InvalidRequest('grant_type is required');
+      } else if (grantType === 'refresh_token') {
+        issued = await exchangeRefreshToken(ctx, client, {
+          refreshToken: present(body.refresh_token),
+          scope: present(body.scope),
+        });
+      } else if (grantType === DEVICE_CODE_GRANT_TYPE) {
+        issued = await exchangeDeviceCode(ctx, client, present(body.device_code));
+      } else if (grantType === CLIENT_CREDENTIALS_GRANT_TYPE) {
+        // RFC 6749 §4.4: a token for the client itself, without a user; RFC 6749 §5.1: never cached.
+        const answer = await grantClientCredentials(ctx, client, present(body.scope));
+        reply.headers(NO_STORE_HEADERS);
+        return answer;
+      } else {
+        // RFC 6749 §5.2 unsupported_grant_type.
+        throw new UnsupportedGrantType(`grant_type '${grantType}' is not supported`);
+      }
     }
 
     // RFC 6749 §5.1: token responses must not be cached.
