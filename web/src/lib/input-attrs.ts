@@ -16,13 +16,3 @@ export const CODE_INPUT: InputAttrs = {
   autocapitalize: 'characters',
   spellcheck: 'false',
 };
-
-/** aria-invalid from a problem (a message, or false/'' for none). */
-export function ariaInvalid(problem: unknown): InputAttrs {
-  return { 'aria-invalid': problem ? 'true' : 'false' };
-}
-
-/** aria-invalid, and while there is a problem, aria-describedby pointing at the text that says it. */
-export function ariaProblem(problem: unknown, feedbackId: string): InputAttrs {
-  return problem ? { 'aria-invalid': 'true', 'aria-describedby': feedbackId } : { 'aria-invalid': 'false' };
-}
