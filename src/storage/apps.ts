@@ -5,7 +5,6 @@
  * authentication and the grants need; `find`, the whole app, is one too. Writes are on disk before they are answered
  * (`writeDurably`).
  */
-import type { Selectable } from 'kysely';
 import type { HotPath } from './connection.js';
 import {
   Repository,
@@ -17,10 +16,10 @@ import {
   writeDurably,
   writeOneDurably,
 } from './connection.js';
-import type { Database } from './schema.js';
+import type { Database, Row } from './schema.js';
 import type { AppRecord, AppRepository, ClientRecord } from './store.js';
 
-export type AppRow = Selectable<Database['apps']>;
+export type AppRow = Row<'apps'>;
 
 export function toApp(row: AppRow): AppRecord {
   return {
@@ -48,7 +47,7 @@ export function toApp(row: AppRow): AppRecord {
   };
 }
 
-function appRow(app: AppRecord): AppRow {
+function appRow(app: AppRecord): Row<'apps'> {
   return {
     client_id: app.clientId,
     name: app.name,

@@ -10,7 +10,7 @@
  * per event-loop turn where many requests ask at once (turn-batcher.ts, docs/architecture.md#batching).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Compilable, CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
+import { type Compilable, CompiledQuery, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema.js';
 import type { SqliteGate } from './transactions.js';
@@ -88,6 +88,9 @@ type ExpiringTable =
   | 'phone_sign_ins'
   | 'service_tokens';
 
+/** The tables of requests that wait for a decision: a `status` that moves on, and an `expires_at`. */
+type RequestTable = 'device_authorizations' | 'phone_sign_ins';
+
 /**
  * What every repository of this folder is built on: the connection, the Kysely instance over it, and the
  * queries every table asks alike.
@@ -114,11 +117,78 @@ export abstract class Repository {
     key: Database[T][C],
     map: (row: Selectable<Database[T]>) => V,
   ): Promise<V | undefined> {
-    // The SQL Kysely's builder writes for this: its types cannot check a column of a table that is a parameter.
-    const where = sql`${sql.ref(column)} = ${key}`;
-    const query = sql<Selectable<Database[T]>>`select * from ${sql.table(table)} where ${where}`;
-    const [row] = (await query.execute(this.db)).rows;
+    const [row] = await this.rowsWhere(table, sql`${sql.ref(column)} = ${key}`);
     return row && map(row);
+  }
+
+  /** The rows of `table` whose `column` is `key`, in the order of `orderBy`, mapped. */
+  protected async listBy<T extends keyof Database, C extends keyof Database[T] & string, V>(
+    table: T,
+    column: C,
+    key: Database[T][C],
+    orderBy: keyof Database[T] & string,
+    map: (row: Selectable<Database[T]>) => V,
+  ): Promise<V[]> {
+    const rows = await this.rowsWhere(table, sql`${sql.ref(column)} = ${key} order by ${sql.ref(orderBy)}`);
+    return rows.map(map);
+  }
+
+  /**
+   * `select * from table where …`: the SQL Kysely's builder writes for findBy and listBy, whose types cannot
+   * check a column of a table that is a parameter.
+   */
+  private async rowsWhere<T extends keyof Database>(
+    table: T,
+    where: RawBuilder<unknown>,
+  ): Promise<Selectable<Database[T]>[]> {
+    const query = sql<Selectable<Database[T]>>`select * from ${sql.table(table)} where ${where}`;
+    return [...(await query.execute(this.db)).rows];
+  }
+
+  /** Sets `changes` on the row of `table` whose unique `column` is `key`. */
+  protected async updateBy<T extends keyof Database, C extends keyof Database[T] & string>(
+    table: T,
+    column: C,
+    key: Database[T][C],
+    changes: Partial<Selectable<Database[T]>>,
+  ): Promise<void> {
+    await this.updateWhere(table, changes, sql`${sql.ref(column)} = ${key}`);
+  }
+
+  /**
+   * Moves the request of `table` whose unique `column` is `key` on from status `from`, with `changes` (its new
+   * status among them), if it is still in `from` and, given `now`, has not expired. One statement, so of two
+   * racing moves only one finds it in `from`; answers whether this one did.
+   */
+  protected moveRequest<T extends RequestTable, C extends keyof Database[T] & string>(
+    table: T,
+    column: C,
+    key: Database[T][C],
+    from: string,
+    changes: Partial<Selectable<Database[T]>>,
+    now?: number,
+  ): Promise<boolean> {
+    const unexpired = now === undefined ? sql`` : sql` and expires_at > ${now}`;
+    return this.updateWhere(
+      table,
+      changes,
+      sql`${sql.ref(column)} = ${key} and status = ${from}${unexpired}`,
+    );
+  }
+
+  /** `update table set … where …`, by hand as rowsWhere's query; answers whether a row changed. */
+  private async updateWhere<T extends keyof Database>(
+    table: T,
+    changes: Partial<Selectable<Database[T]>>,
+    where: RawBuilder<unknown>,
+  ): Promise<boolean> {
+    const assignments = Object.entries(changes)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => sql`${sql.ref(name)} = ${value}`);
+    const result = await sql`update ${sql.table(table)} set ${sql.join(assignments)} where ${where}`.execute(
+      this.db,
+    );
+    return (result.numAffectedRows ?? 0n) > 0n;
   }
 
   /** Deletes the rows of `table` that expired before `time`; answers how many. */
