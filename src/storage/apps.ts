@@ -6,16 +6,8 @@
  * (`writeDurably`).
  */
 import type { HotPath } from './connection.js';
-import {
-  Repository,
-  batchedLookup,
-  bit,
-  forDialect,
-  parseList,
-  preparedLookup,
-  writeDurably,
-  writeOneDurably,
-} from './connection.js';
+import { Repository, batchedLookup, bit, forDialect, parseList, preparedLookup } from './connection.js';
+import { writeDurably, writeOneDurably } from './durable-writes.js';
 import type { Database, Row } from './schema.js';
 import type { AppRecord, AppRepository, ClientRecord } from './store.js';
 
