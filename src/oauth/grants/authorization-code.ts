@@ -92,10 +92,65 @@ export async function exchangeAuthorizationCode(
     throw new InvalidGrant('redirect_uri does not match the one in the authorization request');
   }
 
-  checkPkce(code, exchange.codeVerifier);
-  const grantor = activeGrantor(client, user, now);
+  if (code.codeChallenge !== null && code.codeChallengeMethod !== null) {
+    // RFC 7636 §4.6: a code issued with a challenge needs the verifier.
+    if (exchange.codeVerifier === undefined) {
+      throw new InvalidGrant('code_verifier is required: the authorization request carried a code_challenge');
+    }
+    // RFC 7636 §4.1: code-verifier = 43*128unreserved.
+    if (!PKCE_VALUE.test(exchange.codeVerifier)) {
+      throw new InvalidGrant(
+        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)',
+      );
+    }
+    // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
+    if (!verifierMatches(exchange.codeVerifier, code.codeChallenge, code.codeChallengeMethod)) {
+      throw new InvalidGrant('code_verifier does not match the code_challenge');
+    }
+  } else if (exchange.codeVerifier !== undefined) {
+    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a PKCE downgrade attempt.
+    throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
+  }
 
-  const { access, refresh } = await mintExchangeTokens(ctx, client, code, exchange.code, now, options);
+  // A user disabled (or whose account expired) since signing in gets no tokens (docs/interface.md#resources).
+  if (!user || !isActiveUser(user, now)) throw new InvalidGrant('the user who granted this code is disabled');
+  // docs/interface.md#people-groups-and-audit: a user no longer in the app's allowed groups gets no tokens.
+  if (!groupsAllow(client.allowedGroups, user.groups)) {
+    throw new InvalidGrant('the user who granted this code is not in the groups allowed to use this app');
+  }
+
+  const grant: TokenGrant = {
+    clientId: client.clientId,
+    uin: code.uin,
+    scope: code.scope,
+    codeHash,
+    amr: code.amr,
+    sid: code.sid,
+  };
+  // docs/interface.md#openid-connect / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
+  const withRefreshToken =
+    !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
+  const familyId = withRefreshToken ? newFamilyId() : null;
+  // Derived from the code, so a retry of this exchange can answer them again (answerAgain).
+  const key = await exchangeKey(ctx);
+  const access = mintAccessToken(
+    ctx,
+    grant,
+    familyId,
+    now,
+    derivedCredential(key, 'access', exchange.code, now),
+  );
+  const refresh =
+    familyId === null
+      ? undefined
+      : mintRefreshToken(
+          ctx,
+          grant,
+          familyId,
+          code.authTime,
+          now,
+          derivedCredential(key, 'refresh', exchange.code, now),
+        );
 
   // RFC 6749 §4.1.2: single use, atomically: a concurrent replay loses here and revokes what the winner got.
   let redeemed: boolean;
@@ -115,81 +170,7 @@ export async function exchangeAuthorizationCode(
   // A retry of a 503 whose commit had not happened: nothing more to retry.
   undeliveredExchanges(ctx).forget(codeHash);
 
-  return issuedTokens(code, grantor, client, access.value, refresh?.value, now);
-}
-
-/**
- * The tokens of an exchange: an access token, and a refresh token for `offline_access`. Derived from the code,
- * so a retry of this exchange can answer them again (answerAgain).
- */
-async function mintExchangeTokens(
-  ctx: AppContext,
-  client: ClientRecord,
-  code: AuthorizationCodeRecord,
-  presented: string,
-  now: number,
-  options: AuthorizationCodeOptions,
-) {
-  const grant: TokenGrant = {
-    clientId: client.clientId,
-    uin: code.uin,
-    scope: code.scope,
-    codeHash: code.codeHash,
-    amr: code.amr,
-    sid: code.sid,
-  };
-  // docs/interface.md#openid-connect / OIDC Core §11: offline_access gets a refresh token, unless an admin switched them off.
-  const withRefreshToken =
-    !options.accessTokenOnly && client.allowRefreshTokens && hasScope(code.scope, 'offline_access');
-  const familyId = withRefreshToken ? newFamilyId() : null;
-  const key = await exchangeKey(ctx);
-  const access = mintAccessToken(ctx, grant, familyId, now, derivedCredential(key, 'access', presented, now));
-  const refresh =
-    familyId === null
-      ? undefined
-      : mintRefreshToken(
-          ctx,
-          grant,
-          familyId,
-          code.authTime,
-          now,
-          derivedCredential(key, 'refresh', presented, now),
-        );
-  return { access, refresh };
-}
-
-/** RFC 7636 §4.6: the verifier of a code issued with a challenge; none for a code issued without. */
-function checkPkce(code: AuthorizationCodeRecord, codeVerifier: string | undefined): void {
-  if (code.codeChallenge !== null && code.codeChallengeMethod !== null) {
-    // RFC 7636 §4.6: a code issued with a challenge needs the verifier.
-    if (codeVerifier === undefined) {
-      throw new InvalidGrant('code_verifier is required: the authorization request carried a code_challenge');
-    }
-    // RFC 7636 §4.1: code-verifier = 43*128unreserved.
-    if (!PKCE_VALUE.test(codeVerifier)) {
-      throw new InvalidGrant(
-        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)',
-      );
-    }
-    // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
-    if (!verifierMatches(codeVerifier, code.codeChallenge, code.codeChallengeMethod)) {
-      throw new InvalidGrant('code_verifier does not match the code_challenge');
-    }
-  } else if (codeVerifier !== undefined) {
-    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a PKCE downgrade attempt.
-    throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
-  }
-}
-
-/** The user who granted the code, if they may still have its tokens. */
-function activeGrantor(client: ClientRecord, user: TokenSubject | undefined, now: number): TokenSubject {
-  // A user disabled (or whose account expired) since signing in gets no tokens (docs/interface.md#resources).
-  if (!user || !isActiveUser(user, now)) throw new InvalidGrant('the user who granted this code is disabled');
-  // docs/interface.md#people-groups-and-audit: a user no longer in the app's allowed groups gets no tokens.
-  if (!groupsAllow(client.allowedGroups, user.groups)) {
-    throw new InvalidGrant('the user who granted this code is not in the groups allowed to use this app');
-  }
-  return user;
+  return issuedTokens(code, user, client, access.value, refresh?.value, now);
 }
 
 function issuedTokens(
