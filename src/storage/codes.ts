@@ -50,6 +50,25 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
   };
 }
 
+function codeRow(code: AuthorizationCodeRecord): Row<'authorization_codes'> {
+  return {
+    code_hash: code.codeHash,
+    client_id: code.clientId,
+    uin: code.uin,
+    redirect_uri: code.redirectUri,
+    scope: code.scope,
+    nonce: code.nonce,
+    code_challenge: code.codeChallenge,
+    code_challenge_method: code.codeChallengeMethod,
+    auth_time: code.authTime,
+    created_at: code.createdAt,
+    expires_at: code.expiresAt,
+    used_at: code.usedAt,
+    amr: joinAmr(code.amr),
+    sid: code.sid,
+  };
+}
+
 /**
  * The code's columns, then those of its user that a TokenSubject holds, under a `user_` prefix (null when the
  * user is gone). Not the password hash nor the sign-in bookkeeping: the exchange needs neither, and on
@@ -114,25 +133,6 @@ const codeWithGrantor: HotPath<FindWithGrantor> = {
     });
   },
 };
-
-function codeRow(code: AuthorizationCodeRecord): Row<'authorization_codes'> {
-  return {
-    code_hash: code.codeHash,
-    client_id: code.clientId,
-    uin: code.uin,
-    redirect_uri: code.redirectUri,
-    scope: code.scope,
-    nonce: code.nonce,
-    code_challenge: code.codeChallenge,
-    code_challenge_method: code.codeChallengeMethod,
-    auth_time: code.authTime,
-    created_at: code.createdAt,
-    expires_at: code.expiresAt,
-    used_at: code.usedAt,
-    amr: joinAmr(code.amr),
-    sid: code.sid,
-  };
-}
 
 export class Codes extends Repository implements CodeRepository {
   /** By codeWithGrantor's statement for this database. */
