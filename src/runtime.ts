@@ -148,6 +148,30 @@ function schedulePurges(ctx: AppContext, app: FastifyInstance): { stop(): void }
 }
 
 /**
+ * Closes the server, draining its connections (./http/connection-drain.ts); after `timeoutSeconds` the
+ * connections still open are closed.
+ */
+async function closeDraining(
+  app: FastifyInstance,
+  drain: ConnectionDrain,
+  timeoutSeconds: number,
+): Promise<void> {
+  const server = app.server;
+  drain.begin();
+  const deadline = setTimeout(() => {
+    app.log.warn({ after_s: timeoutSeconds }, 'shutdown: closing connections still open');
+    drain.end();
+    server.closeAllConnections();
+  }, timeoutSeconds * 1000);
+  try {
+    await app.close();
+  } finally {
+    drain.end();
+    clearTimeout(deadline);
+  }
+}
+
+/**
  * Opens the database, migrates it, and starts serving. When the database is unavailable
  * (docs/operations.md#starting-during-an-outage), the instance listens anyway, shut (`/healthz` 200, `/readyz`
  * and everything else 503), tries again with backoff, and serves once the database answers; `started` then
@@ -211,19 +235,7 @@ export async function startServer(
       retry.stop();
       purges?.stop();
       await directorySync?.stop();
-      const server = app.server;
-      drain.begin();
-      const deadline = setTimeout(() => {
-        app.log.warn({ after_s: config.shutdownTimeout }, 'shutdown: closing connections still open');
-        drain.end();
-        server.closeAllConnections();
-      }, config.shutdownTimeout * 1000);
-      try {
-        await app.close();
-      } finally {
-        drain.end();
-        clearTimeout(deadline);
-      }
+      await closeDraining(app, drain, config.shutdownTimeout);
       await logoutDeliveries.stop();
       await store.close();
     },
