@@ -109,7 +109,7 @@ describe('recovery codes after the first second factor, at 375 px in Chinese', (
     await codes.getByRole('button', { name: '完成', exact: true }).click();
     await codes.getByText('请先勾选“我已保存这些恢复码”：它们不会再次显示。').waitFor();
     expect(await codes.isVisible()).toBe(true);
-    expect((await focused(page)).testId).toBe('recovery-saved');
+    await expect.poll(async () => (await focused(page)).testId).toBe('recovery-saved');
     expect(await saved.getAttribute('aria-invalid')).toBe('true');
     expect(await a11yViolations(page)).toEqual([]);
 
@@ -158,7 +158,8 @@ describe('the sign-in cards view at 1280×800', () => {
     const confirm = sheet.getByTestId('close-confirm');
     await confirm.getByText('Close the sign-in cards?').waitFor();
     await confirm.getByText('The reset codes on them are not shown again. Print the cards first.').waitFor();
-    expect((await focused(page)).text).toBe('Keep open');
+    // Focus moves to the safe answer once the question has rendered.
+    await expect.poll(async () => (await focused(page)).text).toBe('Keep open');
     expect(await a11yViolations(page)).toEqual([]);
     await page.screenshot({ path: 'test-artifacts/screenshots/shown-once-cards-confirm-1280.png' });
     await page.keyboard.press('Escape');
