@@ -5,6 +5,7 @@ import type { TrustProxy } from '../config/config.js';
 import { notFound } from './api-error.js';
 import { registerDatabaseOutage } from './database-outage.js';
 import { registerDirectoryOutage } from './directory-outage.js';
+import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
@@ -75,6 +76,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
           },
     // Fastify's own two lines per request would log the query string; access-log.ts logs one, without it.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's own logger is made when something logs through it (./lazy-child-logger.ts).
+    ...(options.logger === false ? {} : { childLoggerFactory: lazyChildLogger }),
     bodyLimit: 64 * 1024,
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: CONNECTION_TIMEOUT_MS,
