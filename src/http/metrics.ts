@@ -1,6 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { appendRouteHook } from './route-hooks.js';
+import type { ResponseObservers } from './route-hooks.js';
 
 /** The `route` label of a request no route matched (a 404 or 405 from the not-found handler). */
 const UNMATCHED = 'unmatched';
@@ -50,7 +49,7 @@ class RouteMetrics {
  * Prometheus metrics (docs/operations.md#health-readiness-and-metrics): request counts and latencies by
  * route, plus the process's own.
  */
-export function registerMetrics(app: FastifyInstance): Registry {
+export function registerMetrics(responses: ResponseObservers): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'campus_sso_' });
   const seen: PendingCount[] = [];
@@ -84,23 +83,10 @@ export function registerMetrics(app: FastifyInstance): Registry {
     }
     return metrics;
   };
-  const record = (metrics: RouteMetrics, request: FastifyRequest, reply: FastifyReply): void =>
-    metrics.record(request.method, reply.statusCode, reply.elapsedTime / 1000);
-  // Each route gets its own hook with its labels resolved here, once: reading `request.routeOptions` on
-  // every request builds a new object each time. Callback style: an async hook costs a promise each time.
-  app.addHook('onRoute', (route) => {
-    const metrics = forRoute(route.url);
-    const hook: onResponseHookHandler = (request, reply, done) => {
-      record(metrics, request, reply);
-      done();
-    };
-    appendRouteHook(route, 'onResponse', hook);
-  });
-  // What no route matched is answered by the not-found handler, which has no route hooks.
-  const unmatched = forRoute(UNMATCHED);
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) record(unmatched, request, reply);
-    done();
+  // Each route's labels are resolved once, as the route is added.
+  responses.add((route) => {
+    const metrics = forRoute(route ?? UNMATCHED);
+    return (request, reply) => metrics.record(request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
   return registry;
 }

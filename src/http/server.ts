@@ -7,6 +7,7 @@ import { registerDatabaseOutage } from './database-outage.js';
 import { registerDirectoryOutage } from './directory-outage.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics.js';
+import { registerResponseObservers } from './route-hooks.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
 import { registerConnectionDraining } from './plugins/connection-draining.js';
@@ -112,8 +113,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerSecurityHeaders(app, ctx.config);
   registerCsrfCheck(app, ctx.config);
   registerNulCheck(app);
-  registerAccessLog(app);
-  const registry = registerMetrics(app);
+  const responses = registerResponseObservers(app);
+  registerAccessLog(app, responses);
+  const registry = registerMetrics(responses);
   app.setErrorHandler(errorHandler);
   const methodNotAllowed = recordRoutes(app);
   app.setNotFoundHandler(async (request, reply) => {
