@@ -74,6 +74,104 @@ async function prepareDatabase(ctx: AppContext, app: FastifyInstance): Promise<v
 }
 
 /**
+ * Prepares a database that was unavailable at start once it answers (docs/operations.md#starting-during-an-outage):
+ * tries again with backoff; `stop` ends the wait at once.
+ */
+class DatabaseRetry {
+  private stopping = false;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly app: FastifyInstance,
+  ) {}
+
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.wakeUp?.();
+  }
+
+  /** Tries again until the database answers; logs the outage once, each later failure only at debug level. */
+  async waitFor(first: unknown): Promise<void> {
+    const { app } = this;
+    app.log.error(
+      { reason: String((first as Error)?.message ?? first), retry_max_s: START_RETRY_MAX_MS / 1000 },
+      'database unavailable at start; serving /healthz and retrying with backoff until it answers',
+    );
+    for (let attempt = 1, delay = START_RETRY_FIRST_MS; ; attempt++) {
+      await this.sleep(delay);
+      if (this.stopping) return;
+      try {
+        await prepareDatabase(this.ctx, app);
+      } catch (error) {
+        if (this.stopping) return;
+        if (!isDatabaseUnavailable(error)) throw error;
+        app.log.debug({ attempt, err: error }, 'database still unavailable at start');
+        delay = Math.min(delay * 2, START_RETRY_MAX_MS);
+        continue;
+      }
+      app.log.info({ attempts: attempt + 1 }, 'database answered: migrated, now serving');
+      return;
+    }
+  }
+
+  /** Waits `ms`, or less when stopped meanwhile. */
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+/** Purges the expired rows now and every PURGE_INTERVAL_MS until stopped; a failed purge is logged. */
+function schedulePurges(ctx: AppContext, app: FastifyInstance): { stop(): void } {
+  const purge = async (): Promise<void> => {
+    try {
+      const report = await ctx.store.purgeExpired(systemClock.now(), ctx.config.auditRetentionDays);
+      app.log.debug({ purged: report }, 'expired rows purged');
+    } catch (error) {
+      app.log.warn({ err: error }, 'purging expired rows failed');
+    }
+  };
+  const timer = setInterval(() => void purge(), PURGE_INTERVAL_MS);
+  timer.unref();
+  void purge();
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * Closes the server, draining its connections (./http/connection-drain.ts); after `timeoutSeconds` the
+ * connections still open are closed.
+ */
+async function closeDraining(
+  app: FastifyInstance,
+  drain: ConnectionDrain,
+  timeoutSeconds: number,
+): Promise<void> {
+  const server = app.server;
+  drain.begin();
+  const deadline = setTimeout(() => {
+    app.log.warn({ after_s: timeoutSeconds }, 'shutdown: closing connections still open');
+    drain.end();
+    server.closeAllConnections();
+  }, timeoutSeconds * 1000);
+  try {
+    await app.close();
+  } finally {
+    drain.end();
+    clearTimeout(deadline);
+  }
+}
+
+/**
  * Opens the database, migrates it, and starts serving. When the database is unavailable
  * (docs/operations.md#starting-during-an-outage), the instance listens anyway, shut (`/healthz` 200, `/readyz`
  * and everything else 503), tries again with backoff, and serves once the database answers; `started` then
@@ -100,55 +198,12 @@ export async function startServer(
     }
     outage = error;
   }
-  let stopping = false;
-  let wakeUp: (() => void) | undefined;
-  const waited = async (ms: number): Promise<void> => {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  };
-  /** Tries again until the database answers; logs the outage once, each later failure only at debug level. */
-  const waitForDatabase = async (first: unknown): Promise<void> => {
-    app.log.error(
-      { reason: String((first as Error)?.message ?? first), retry_max_s: START_RETRY_MAX_MS / 1000 },
-      'database unavailable at start; serving /healthz and retrying with backoff until it answers',
-    );
-    for (let attempt = 1, delay = START_RETRY_FIRST_MS; ; attempt++) {
-      await waited(delay);
-      if (stopping) return;
-      try {
-        await prepareDatabase(ctx, app);
-      } catch (error) {
-        if (stopping) return;
-        if (!isDatabaseUnavailable(error)) throw error;
-        app.log.debug({ attempt, err: error }, 'database still unavailable at start');
-        delay = Math.min(delay * 2, START_RETRY_MAX_MS);
-        continue;
-      }
-      app.log.info({ attempts: attempt + 1 }, 'database answered: migrated, now serving');
-      return;
-    }
-  };
-
-  const purge = async (): Promise<void> => {
-    try {
-      const report = await store.purgeExpired(systemClock.now(), config.auditRetentionDays);
-      app.log.debug({ purged: report }, 'expired rows purged');
-    } catch (error) {
-      app.log.warn({ err: error }, 'purging expired rows failed');
-    }
-  };
-  let timer: NodeJS.Timeout | undefined;
+  const retry = new DatabaseRetry(ctx, app);
+  let purges: { stop(): void } | undefined;
   const serving = (): void => {
     gate.open();
     logoutDeliveries.start(app.log);
-    timer = setInterval(() => void purge(), PURGE_INTERVAL_MS);
-    timer.unref();
-    void purge();
+    purges = schedulePurges(ctx, app);
   };
 
   // docs/operations.md#what-the-sync-does: LDAP_SYNC_INTERVAL, one instance at a time (Store.exclusive).
@@ -175,8 +230,8 @@ export async function startServer(
     serving();
     started = Promise.resolve();
   } else {
-    started = waitForDatabase(outage).then(() => {
-      if (!stopping) serving();
+    started = retry.waitFor(outage).then(() => {
+      if (!retry.stopped) serving();
     });
   }
   return {
@@ -186,23 +241,10 @@ export async function startServer(
     url,
     started,
     async close() {
-      stopping = true;
-      wakeUp?.();
-      clearInterval(timer);
+      retry.stop();
+      purges?.stop();
       await directorySync?.stop();
-      const server = app.server;
-      drain.begin();
-      const deadline = setTimeout(() => {
-        app.log.warn({ after_s: config.shutdownTimeout }, 'shutdown: closing connections still open');
-        drain.end();
-        server.closeAllConnections();
-      }, config.shutdownTimeout * 1000);
-      try {
-        await app.close();
-      } finally {
-        drain.end();
-        clearTimeout(deadline);
-      }
+      await closeDraining(app, drain, config.shutdownTimeout);
       await logoutDeliveries.stop();
       await store.close();
     },

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createAppContext } from '../app-context.js';
+import { type AppContext, createAppContext } from '../app-context.js';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { missingSecretKeyFile } from '../domain/secret-box.js';
@@ -35,20 +35,7 @@ export async function checkCommand(config: Config, out: Output): Promise<boolean
     out(`${verdict.ok ? 'ok  ' : 'FAIL'} ${verdict.check}: ${verdict.detail}`);
   };
 
-  if (config.database.kind === 'sqlite') {
-    const file = config.database.file;
-    if (!existsSync(file)) {
-      report({ ok: false, check: 'database', detail: `there is no database at ${file}` });
-      return false;
-    }
-    const problems = integrityProblems(file, 'integrity_check');
-    report(
-      problems.length === 0
-        ? { ok: true, check: 'database', detail: `integrity_check ok (${file})` }
-        : { ok: false, check: 'database', detail: `integrity_check: ${listed(problems)}` },
-    );
-    if (problems.length > 0) return false;
-  }
+  if (config.database.kind === 'sqlite' && !checkSqliteFile(config.database.file, report)) return false;
 
   const store = openStore(config.database);
   try {
@@ -79,33 +66,53 @@ export async function checkCommand(config: Config, out: Output): Promise<boolean
     } else if (pending.length > 0) {
       report({ ok: false, check: 'keys', detail: 'not checked until the migrations are applied' });
     } else {
-      try {
-        const keys = await unreadableSigningKeys(ctx);
-        report(
-          keys.length === 0
-            ? { ok: true, check: 'signing keys', detail: 'every key opens with the key-encryption key' }
-            : {
-                ok: false,
-                check: 'signing keys',
-                detail: `the key-encryption key opens none of ${listed(keys)}`,
-              },
-        );
-        const secrets = await ctx.totp.unreadableSecrets();
-        report(
-          secrets.length === 0
-            ? { ok: true, check: 'TOTP secrets', detail: 'every secret opens with the key-encryption key' }
-            : {
-                ok: false,
-                check: 'TOTP secrets',
-                detail: `the key-encryption key opens not those of uins ${listed(secrets)}`,
-              },
-        );
-      } catch (error) {
-        report({ ok: false, check: 'keys', detail: (error as Error).message });
-      }
+      await checkKeys(ctx, report);
     }
   } finally {
     await store.close();
   }
   return verdicts.every((verdict) => verdict.ok);
+}
+
+/** The database file exists and SQLite's `integrity_check` finds it whole; answers whether both hold. */
+function checkSqliteFile(file: string, report: (verdict: Verdict) => void): boolean {
+  if (!existsSync(file)) {
+    report({ ok: false, check: 'database', detail: `there is no database at ${file}` });
+    return false;
+  }
+  const problems = integrityProblems(file, 'integrity_check');
+  report(
+    problems.length === 0
+      ? { ok: true, check: 'database', detail: `integrity_check ok (${file})` }
+      : { ok: false, check: 'database', detail: `integrity_check: ${listed(problems)}` },
+  );
+  return problems.length === 0;
+}
+
+/** The key-encryption key opens every signing key and every TOTP secret. */
+async function checkKeys(ctx: AppContext, report: (verdict: Verdict) => void): Promise<void> {
+  try {
+    const keys = await unreadableSigningKeys(ctx);
+    report(
+      keys.length === 0
+        ? { ok: true, check: 'signing keys', detail: 'every key opens with the key-encryption key' }
+        : {
+            ok: false,
+            check: 'signing keys',
+            detail: `the key-encryption key opens none of ${listed(keys)}`,
+          },
+    );
+    const secrets = await ctx.totp.unreadableSecrets();
+    report(
+      secrets.length === 0
+        ? { ok: true, check: 'TOTP secrets', detail: 'every secret opens with the key-encryption key' }
+        : {
+            ok: false,
+            check: 'TOTP secrets',
+            detail: `the key-encryption key opens not those of uins ${listed(secrets)}`,
+          },
+    );
+  } catch (error) {
+    report({ ok: false, check: 'keys', detail: (error as Error).message });
+  }
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { AppRecord, AppRepository, ClientRecord, Store } from '../storage/store.js';
-import type { AppView } from '../shared/views.js';
+import type { AppIdentityView, AppView } from '../shared/views.js';
 import { appNameProblem, normalizedAppName } from '../shared/apps.js';
 import { enforce } from './rule-violation.js';
 import { redirectUriListProblemMessage } from './redirect-uris.js';
@@ -8,12 +8,15 @@ import { endUseByUsersNoLongerAllowed } from './app-access.js';
 import { allowedScopesProblem, narrowsScopes, normalizedAllowedScopes } from './service-accounts.js';
 import { constantTimeEqual, randomClientId, randomToken, sha256Hex } from './crypto.js';
 
+/** Which app, as every view of one starts. */
+export function appIdentityView(app: Pick<AppRecord, 'clientId' | 'name' | 'emoji'>): AppIdentityView {
+  return { client_id: app.clientId, name: app.name, emoji: app.emoji };
+}
+
 /** The public view of an app (never its secret or secret hash). */
 export function appView(app: AppRecord): AppView {
   return {
-    client_id: app.clientId,
-    name: app.name,
-    emoji: app.emoji,
+    ...appIdentityView(app),
     redirect_uris: app.redirectUris,
     created_at: new Date(app.createdAt).toISOString(),
     disabled: app.disabled,
@@ -44,27 +47,15 @@ export const NO_LOGOUT_URIS = {
   backchannelLogoutLast: null,
 } as const satisfies Partial<AppRecord>;
 
-export interface NewApp {
-  readonly name: string;
-  readonly emoji: string;
-  readonly redirectUris: readonly string[];
-  readonly allowedGroups?: readonly string[];
-  readonly postLogoutRedirectUris?: readonly string[] | undefined;
-  readonly backchannelLogoutUri?: string | null | undefined;
-  readonly listed?: boolean;
-  readonly homepageUrl?: string | null;
-  readonly casServices?: readonly string[];
-  /** docs/interface.md#device-authorization-grant: the app may use the device grant (RFC 8628). */
-  readonly deviceGrant?: boolean;
-  /**
-   * docs/interface.md#service-accounts-client-credentials: the app may get tokens for itself (RFC 6749 §4.4).
-   * RFC 6749 §4.4 allows it for confidential clients only: every campus-sso app is one (it holds a secret and
-   * authenticates at the token endpoint, docs/interface.md#token-endpoint), so every app may have it.
-   */
-  readonly clientCredentials?: boolean;
-  /** The scopes its client_credentials tokens may carry (allowedScopesProblem). */
-  readonly allowedScopes?: readonly string[];
-}
+/**
+ * A new app as an admin or an import describes it: its name, emoji and redirect URIs, and any of the settings
+ * an admin may change later, but for its secret and the switches a new app starts with. Any app may have
+ * `clientCredentials` (docs/interface.md#service-accounts-client-credentials): RFC 6749 §4.4 allows it for
+ * confidential clients only, and every campus-sso app is one (it holds a secret and authenticates at the
+ * token endpoint, docs/interface.md#token-endpoint).
+ */
+export type NewApp = Pick<AppRecord, 'name' | 'emoji' | 'redirectUris'> &
+  Omit<AppChanges, 'name' | 'emoji' | 'redirectUris' | 'secretHash' | 'disabled' | 'allowRefreshTokens'>;
 
 /** A client secret carries 32 random bytes (43 base64url characters; docs/interface.md#resources). */
 export function newClientSecret(): string {

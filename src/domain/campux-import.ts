@@ -98,43 +98,37 @@ function activeBans(rows: CampuxRow[], now: number): Map<number, { reason: strin
   return bans;
 }
 
-/** Imports a Campux SQLite file (`--sqlite FILE`). */
-export async function importCampux(
+/** An import from one kind of Campux source: a file, or a folder of exports. */
+type CampuxImport = (
   store: Store,
   clock: Clock,
-  file: string,
-  options: CampuxImportOptions = {},
-): Promise<CampuxImportReport> {
-  const rows = readSqlite(file);
-  if (!rows.accounts && !rows.apps) {
-    throw new Error(`${file} has neither a Campux accounts table nor an OAuth apps table`);
-  }
-  return importRows(store, clock, rows, options);
-}
+  source: string,
+  options?: CampuxImportOptions,
+) => Promise<CampuxImportReport>;
+
+/** Imports a Campux SQLite file (`--sqlite FILE`). */
+export const importCampux: CampuxImport = async (store, clock, file, options = {}) =>
+  importRows(store, clock, readSqlite(file), options, {
+    nothing: `${file} has neither a Campux accounts table nor an OAuth apps table`,
+  });
 
 /** Imports what `mongoexport` wrote for a Campux MongoDB install (`--mongo-export DIR`). */
-export async function importCampuxMongoExport(
-  store: Store,
-  clock: Clock,
-  dir: string,
-  options: CampuxImportOptions = {},
-): Promise<CampuxImportReport> {
-  const rows = readMongoExport(dir);
-  if (!rows.accounts && !rows.apps) {
-    throw new Error(
+export const importCampuxMongoExport: CampuxImport = async (store, clock, dir, options = {}) =>
+  importRows(store, clock, readMongoExport(dir), options, {
+    nothing:
       `${dir} has neither account.json nor oauth_app.json; export them with ` +
-        'mongoexport --db=DB --collection=account --out=DIR/account.json (and oauth_app, ban_list)',
-    );
-  }
-  return importRows(store, clock, rows, options);
-}
+      'mongoexport --db=DB --collection=account --out=DIR/account.json (and oauth_app, ban_list)',
+  });
 
+/** Imports `rows`; a source with neither accounts nor apps is refused, saying so (`nothing`). */
 async function importRows(
   store: Store,
   clock: Clock,
   rows: CampuxRows,
   options: CampuxImportOptions,
+  { nothing }: { readonly nothing: string },
 ): Promise<CampuxImportReport> {
+  if (!rows.accounts && !rows.apps) throw new Error(nothing);
   const report: CampuxImportReport = {
     users: { created: 0, existing: 0, failed: [], banned: [] },
     apps: {

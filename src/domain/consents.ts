@@ -1,13 +1,12 @@
 import type { Clock } from '../clock.js';
 import type { ConsentView } from '../shared/views.js';
+import { appIdentityView } from './apps.js';
 import type { ConsentRecord, ConsentWithApp, Store } from '../storage/store.js';
 
 /** An app the user authorized, as the account page shows it. */
 export function consentView(consent: ConsentWithApp): ConsentView {
   return {
-    client_id: consent.clientId,
-    name: consent.name,
-    emoji: consent.emoji,
+    ...appIdentityView(consent),
     scope: consent.scope,
     granted_at: new Date(consent.grantedAt).toISOString(),
   };

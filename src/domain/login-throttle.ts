@@ -108,13 +108,8 @@ export class LoginThrottle {
   }
 
   /** The password was right: the account starts afresh and the address gets its attempt back. */
-  async succeeded(attempt: Attempt): Promise<void> {
-    await Promise.all([
-      this.store.throttles.delete(accountKey(attempt.uin)),
-      this.store.throttles.refund(addressKey(attempt.address)),
-    ]);
-    this.settled.add(attempt);
-    await this.releaseGates(attempt);
+  succeeded(attempt: Attempt): Promise<void> {
+    return this.settle(attempt, 'delete');
   }
 
   /**
@@ -122,9 +117,17 @@ export class LoginThrottle {
    * earlier failures stay, so wrong second-factor codes keep counting across new password attempts. The check
    * gate opens, so the second factor's own attempt does not wait for the gate to lapse (docs/security.md).
    */
-  async passwordAccepted(attempt: Attempt): Promise<void> {
+  passwordAccepted(attempt: Attempt): Promise<void> {
+    return this.settle(attempt, 'refund');
+  }
+
+  /**
+   * Settles an attempt whose password was right: the account's failures are deleted or the attempt refunded
+   * (`account`), the address gets its attempt back, and the gates open.
+   */
+  private async settle(attempt: Attempt, account: 'delete' | 'refund'): Promise<void> {
     await Promise.all([
-      this.store.throttles.refund(accountKey(attempt.uin)),
+      this.store.throttles[account](accountKey(attempt.uin)),
       this.store.throttles.refund(addressKey(attempt.address)),
     ]);
     this.settled.add(attempt);

@@ -47,11 +47,7 @@ export const passwordChangeRequired = (): ApiError =>
   );
 /** docs/interface.md#second-factor: adding or removing a factor needs the password typed again. */
 export const passwordAgainRequired = (): ApiError =>
-  new ApiError(
-    403,
-    EnvelopeCode.Forbidden,
-    'type your password again: changing a second factor needs it, or a sign-in under 5 minutes old',
-  );
+  forbidden('type your password again: changing a second factor needs it, or a sign-in under 5 minutes old');
 export const secondFactorRequired = (msg: string): ApiError =>
   new ApiError(403, EnvelopeCode.SecondFactorRequired, msg);
 export const notFound = (msg: string): ApiError => new ApiError(404, EnvelopeCode.NotFound, msg);
@@ -70,5 +66,4 @@ export const directoryUnavailable = (): ApiError =>
   );
 
 /** docs/interface.md#the-schools-directory: the directory owns a directory user's password. */
-export const directoryOwnsPassword = (message: string): ApiError =>
-  new ApiError(403, EnvelopeCode.Forbidden, message);
+export const directoryOwnsPassword = (message: string): ApiError => forbidden(message);

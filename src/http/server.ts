@@ -117,6 +117,28 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerAccessLog(app, responses);
   const registry = registerMetrics(responses);
   app.setErrorHandler(errorHandler);
+  registerNotFound(app);
+
+  // Before the routes: both see each route as it is added (docs/interface.md#openapi).
+  registerResponseSerialization(app);
+  await registerOpenApi(app, ctx.config);
+  await app.register(healthRoutes, { ctx, registry });
+  await registerAll(app, ctx, [
+    accountRoutes,
+    adminRoutes,
+    oauth2Routes,
+    casRoutes,
+    brandingRoutes,
+    webPages,
+  ]);
+  return app;
+}
+
+/**
+ * Answers a path no route has with 404, and a known path asked with a method it lacks with 405 and `Allow`,
+ * in the convention of the path's own routes.
+ */
+function registerNotFound(app: Parameters<typeof recordRoutes>[0]): void {
   const methodNotAllowed = recordRoutes(app);
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
@@ -135,18 +157,4 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     }
     throw notFound(`no such endpoint: ${request.method} ${path}`);
   });
-
-  // Before the routes: both see each route as it is added (docs/interface.md#openapi).
-  registerResponseSerialization(app);
-  await registerOpenApi(app, ctx.config);
-  await app.register(healthRoutes, { ctx, registry });
-  await registerAll(app, ctx, [
-    accountRoutes,
-    adminRoutes,
-    oauth2Routes,
-    casRoutes,
-    brandingRoutes,
-    webPages,
-  ]);
-  return app;
 }

@@ -73,10 +73,11 @@ export const PendingSignInViewSchema = Exactly({
   second_factor: ReadonlyArray(StringEnum(['passkey', 'totp', 'recovery_code'] as const)),
 });
 
+/** Which app (AppIdentityView). */
+const APP_IDENTITY = { client_id: Type.String(), name: Type.String(), emoji: Type.String() };
+
 export const AppViewSchema = Exactly({
-  client_id: Type.String(),
-  name: Type.String(),
-  emoji: Type.String(),
+  ...APP_IDENTITY,
   redirect_uris: ReadonlyArray(Type.String()),
   created_at: Timestamp,
   disabled: Type.Boolean(),
@@ -113,9 +114,7 @@ export const SessionViewSchema = Exactly({
 });
 
 export const DeviceRequestViewSchema = Exactly({
-  client_id: Type.String(),
-  name: Type.String(),
-  emoji: Type.String(),
+  ...APP_IDENTITY,
   scope: Nullable(Type.String()),
   requested_at: Timestamp,
   ip: Nullable(Type.String()),
@@ -136,9 +135,7 @@ export const AuthorizationRequestErrorSchema = Exactly({
 });
 
 export const AppInfoViewSchema = Exactly({
-  client_id: Type.String(),
-  name: Type.String(),
-  emoji: Type.String(),
+  ...APP_IDENTITY,
   consented: Type.Boolean(),
   stays_signed_in_days: Type.Optional(Type.Integer({ minimum: 0 })),
   allowed: Type.Optional(Type.Literal(false)),
@@ -147,9 +144,7 @@ export const AppInfoViewSchema = Exactly({
 });
 
 export const ConsentViewSchema = Exactly({
-  client_id: Type.String(),
-  name: Type.String(),
-  emoji: Type.String(),
+  ...APP_IDENTITY,
   scope: Nullable(Type.String()),
   granted_at: Timestamp,
 });
@@ -191,8 +186,6 @@ export const BrandingViewSchema = Exactly({
 });
 
 export const LauncherAppViewSchema = Exactly({
-  client_id: Type.String(),
-  name: Type.String(),
-  emoji: Type.String(),
+  ...APP_IDENTITY,
   homepage_url: Type.String(),
 });

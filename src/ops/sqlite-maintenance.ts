@@ -131,6 +131,28 @@ export interface BackupReport {
   readonly ms: number;
 }
 
+/**
+ * Copies the database `source` into the new file `temporary`, then runs `finish` while the source is still
+ * open. A failed copy leaves nothing behind: no half-written or orphaned copy beside the target.
+ */
+function copyInto(
+  source: string,
+  temporary: string,
+  options: { readonly timeout?: number },
+  finish: () => void = () => {},
+): void {
+  const db = new SqliteDatabase(source, { readonly: true, fileMustExist: true, ...options });
+  try {
+    vacuumInto(db, temporary);
+    finish();
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
 /** `campus-sso backup FILE`: an online, consistent copy; FILE is replaced atomically, never half-written. */
 export function backupSqlite(databaseFile: string, backupFile: string): BackupReport {
   const started = performance.now();
@@ -139,17 +161,7 @@ export function backupSqlite(databaseFile: string, backupFile: string): BackupRe
   if (!existsSync(source)) throw new DatabaseFileError(`there is no database at ${source} to back up`);
   if (target === source) throw new DatabaseFileError('the backup file must not be the database itself');
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
-  const db = new SqliteDatabase(source, { readonly: true, fileMustExist: true, timeout: 5000 });
-  try {
-    vacuumInto(db, temporary);
-    renameSync(temporary, target);
-  } catch (error) {
-    // A failed backup leaves nothing behind: no half-written or orphaned copy beside the target.
-    rmSync(temporary, { force: true });
-    throw error;
-  } finally {
-    db.close();
-  }
+  copyInto(source, temporary, { timeout: 5000 }, () => renameSync(temporary, target));
   syncDirectory(dirname(target));
   return { backup: target, bytes: statSync(target).size, ms: Math.round(performance.now() - started) };
 }
@@ -181,15 +193,7 @@ export function restoreSqlite(databaseFile: string, backupFile: string): Restore
   // Into a folder that does not exist yet, as `serve` creates it for a new database.
   mkdirSync(dirname(target), { recursive: true });
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.restoring`);
-  const db = new SqliteDatabase(source, { readonly: true, fileMustExist: true });
-  try {
-    vacuumInto(db, temporary);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  } finally {
-    db.close();
-  }
+  copyInto(source, temporary, {});
   // The old file's WAL and shared-memory index belong to the old file: applied to the restored one they
   // would corrupt it. Remove them first, then swap the file in.
   for (const suffix of SIDE_FILES) rmSync(`${target}${suffix}`, { force: true });

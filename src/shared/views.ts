@@ -61,11 +61,15 @@ export interface SignedInView extends PendingPasswordChange {
   readonly user_group: UserGroup;
 }
 
-/** An app as the admin API shows it (never its secret or secret hash). */
-export interface AppView {
+/** Which app: what every view of an app starts with. */
+export interface AppIdentityView {
   readonly client_id: string;
   readonly name: string;
   readonly emoji: string;
+}
+
+/** An app as the admin API shows it (never its secret or secret hash). */
+export interface AppView extends AppIdentityView {
   readonly redirect_uris: readonly string[];
   readonly created_at: string;
   readonly disabled: boolean;
@@ -125,10 +129,7 @@ export interface SessionView {
  * A device's request as the #/device page shows it before the user decides
  * (docs/interface.md#device-authorization-grant).
  */
-export interface DeviceRequestView {
-  readonly client_id: string;
-  readonly name: string;
-  readonly emoji: string;
+export interface DeviceRequestView extends AppIdentityView {
   /** The scope the device asks for, space-separated, or null (none). */
   readonly scope: string | null;
   /** When and from where the device asked (RFC 8628 §5.4: the user checks it is the screen in front of them). */
@@ -145,10 +146,7 @@ export interface DeviceDecisionView {
   readonly emoji: string;
 }
 
-export interface AppInfoView {
-  readonly client_id: string;
-  readonly name: string;
-  readonly emoji: string;
+export interface AppInfoView extends AppIdentityView {
   /** The signed-in user already authorized this app for everything it asks now. */
   readonly consented: boolean;
   /** Present when the app asks for `offline_access` and may have refresh tokens: how long it stays signed in. */
@@ -175,10 +173,7 @@ export interface AuthorizationRequestError {
 }
 
 /** An app the signed-in user authorized (`GET /v1/account/consents`). */
-export interface ConsentView {
-  readonly client_id: string;
-  readonly name: string;
-  readonly emoji: string;
+export interface ConsentView extends AppIdentityView {
   readonly scope: string | null;
   readonly granted_at: string;
 }

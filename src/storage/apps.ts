@@ -5,22 +5,13 @@
  * docs/architecture.md#batching) that reads only the columns client authentication and the grants need;
  * `find`, the whole app, is one too. Writes are on disk before they are answered (`writeDurably`).
  */
-import type { Selectable } from 'kysely';
 import type { HotPath } from './connection.js';
-import {
-  Repository,
-  batchedLookup,
-  bit,
-  forDialect,
-  parseList,
-  preparedLookup,
-  writeDurably,
-  writeOneDurably,
-} from './connection.js';
-import type { Database } from './schema.js';
+import { Repository, batchedLookup, bit, forDialect, parseList, preparedLookup } from './connection.js';
+import { writeDurably, writeOneDurably } from './durable-writes.js';
+import type { Database, Row } from './schema.js';
 import type { AppRecord, AppRepository, ClientRecord } from './store.js';
 
-export type AppRow = Selectable<Database['apps']>;
+export type AppRow = Row<'apps'>;
 
 export function toApp(row: AppRow): AppRecord {
   return {
@@ -48,7 +39,7 @@ export function toApp(row: AppRow): AppRecord {
   };
 }
 
-function appRow(app: AppRecord): AppRow {
+function appRow(app: AppRecord): Row<'apps'> {
   return {
     client_id: app.clientId,
     name: app.name,

@@ -3,15 +3,13 @@
  * a time (keyset pagination: the next page starts below the last row seen, so a page costs the same however
  * deep it is).
  */
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import { inScope } from './roles.js';
 import { Repository, nullableNumber } from './connection.js';
-import type { Database } from './schema.js';
+import type { Row } from './schema.js';
 import type { AuditEventRecord, AuditQuery, AuditRepository } from './store.js';
 
-type AuditRow = Selectable<Database['audit_events']>;
-
-function toAuditEvent(row: AuditRow): AuditEventRecord {
+function toAuditEvent(row: Row<'audit_events'>): AuditEventRecord {
   return {
     id: row.id,
     at: Number(row.at),
@@ -26,23 +24,24 @@ function toAuditEvent(row: AuditRow): AuditEventRecord {
   };
 }
 
+function auditRow(event: AuditEventRecord): Row<'audit_events'> {
+  return {
+    id: event.id,
+    at: event.at,
+    actor_uin: event.actorUin,
+    action: event.action,
+    target: event.target,
+    ip: event.ip,
+    user_agent: event.userAgent,
+    outcome: event.outcome,
+    detail: event.detail === null ? null : JSON.stringify(event.detail),
+    actor_client_id: event.actorClientId ?? null,
+  };
+}
+
 export class AuditEvents extends Repository implements AuditRepository {
   async insert(event: AuditEventRecord): Promise<void> {
-    await this.db
-      .insertInto('audit_events')
-      .values({
-        id: event.id,
-        at: event.at,
-        actor_uin: event.actorUin,
-        action: event.action,
-        target: event.target,
-        ip: event.ip,
-        user_agent: event.userAgent,
-        outcome: event.outcome,
-        detail: event.detail === null ? null : JSON.stringify(event.detail),
-        actor_client_id: event.actorClientId ?? null,
-      })
-      .execute();
+    await this.db.insertInto('audit_events').values(auditRow(event)).execute();
   }
 
   async list(query: AuditQuery): Promise<AuditEventRecord[]> {

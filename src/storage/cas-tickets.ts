@@ -5,14 +5,12 @@
  * the transaction that ends the session turns it into a `logoutRequest` delivery (`queueCasLogouts`, called
  * from logouts.ts) and voids the session's unvalidated tickets.
  */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { Repository, bit } from './connection.js';
-import type { Database } from './schema.js';
+import type { Database, Row } from './schema.js';
 import type { CasTicketRecord, CasTicketRepository } from './store.js';
 
-type CasTicketRow = Selectable<Database['cas_tickets']>;
-
-function toTicket(row: CasTicketRow): CasTicketRecord {
+function toTicket(row: Row<'cas_tickets'>): CasTicketRecord {
   return {
     ticketHash: row.ticket_hash,
     clientId: row.client_id,
@@ -46,26 +44,27 @@ export async function queueCasLogouts(trx: Kysely<Database>, sids: readonly stri
   return Number(queued.numAffectedRows ?? 0n);
 }
 
+function casTicketRow(ticket: CasTicketRecord): Row<'cas_tickets'> {
+  return {
+    ticket_hash: ticket.ticketHash,
+    client_id: ticket.clientId,
+    service: ticket.service,
+    uin: ticket.uin,
+    sid: ticket.sid,
+    from_new_login: bit(ticket.fromNewLogin),
+    auth_time: ticket.authTime,
+    amr: ticket.amr.join(' '),
+    created_at: ticket.createdAt,
+    expires_at: ticket.expiresAt,
+    used_at: ticket.usedAt,
+    validated_at: null,
+    sealed_ticket: null,
+  };
+}
+
 export class CasTickets extends Repository implements CasTicketRepository {
   async insert(ticket: CasTicketRecord): Promise<void> {
-    await this.db
-      .insertInto('cas_tickets')
-      .values({
-        ticket_hash: ticket.ticketHash,
-        client_id: ticket.clientId,
-        service: ticket.service,
-        uin: ticket.uin,
-        sid: ticket.sid,
-        from_new_login: bit(ticket.fromNewLogin),
-        auth_time: ticket.authTime,
-        amr: ticket.amr.join(' '),
-        created_at: ticket.createdAt,
-        expires_at: ticket.expiresAt,
-        used_at: ticket.usedAt,
-        validated_at: null,
-        sealed_ticket: null,
-      })
-      .execute();
+    await this.db.insertInto('cas_tickets').values(casTicketRow(ticket)).execute();
   }
 
   async redeem(ticketHash: string, now: number): Promise<CasTicketRecord | undefined> {

@@ -5,7 +5,7 @@
  * on SQLite, and on PostgreSQL coalesced per turn (docs/architecture.md#batching). Redeeming a code writes
  * tokens, so it lives in tokens.ts.
  */
-import type { Selectable, UpdateQueryBuilder, UpdateResult } from 'kysely';
+import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { HotPath } from './connection.js';
 import {
   Repository,
@@ -15,7 +15,7 @@ import {
   parseList,
   preparedLookup,
 } from './connection.js';
-import type { Database } from './schema.js';
+import type { Database, Row } from './schema.js';
 import type {
   AuthorizationCodeRecord,
   CodeChallengeMethod,
@@ -30,7 +30,7 @@ import { CLIENT_SETTINGS_COLUMNS, type ClientSettingsRow, toClient } from './app
 /** Used codes are kept a day past expiry, so a late replay still revokes its tokens (RFC 9700 §4.2.4). */
 const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
 
-type CodeRow = Selectable<Database['authorization_codes']>;
+type CodeRow = Row<'authorization_codes'>;
 
 type VoidQuery = UpdateQueryBuilder<Database, 'authorization_codes', 'authorization_codes', UpdateResult>;
 
@@ -50,6 +50,25 @@ export function toCode(row: CodeRow): AuthorizationCodeRecord {
     usedAt: nullableNumber(row.used_at),
     amr: splitAmr(row.amr),
     sid: row.sid,
+  };
+}
+
+function codeRow(code: AuthorizationCodeRecord): Row<'authorization_codes'> {
+  return {
+    code_hash: code.codeHash,
+    client_id: code.clientId,
+    uin: code.uin,
+    redirect_uri: code.redirectUri,
+    scope: code.scope,
+    nonce: code.nonce,
+    code_challenge: code.codeChallenge,
+    code_challenge_method: code.codeChallengeMethod,
+    auth_time: code.authTime,
+    created_at: code.createdAt,
+    expires_at: code.expiresAt,
+    used_at: code.usedAt,
+    amr: joinAmr(code.amr),
+    sid: code.sid,
   };
 }
 
@@ -178,25 +197,7 @@ export class Codes extends Repository implements CodeRepository {
   readonly findForExchange = forDialect(this.connection, exchangeRead);
 
   async insert(code: AuthorizationCodeRecord): Promise<void> {
-    await this.db
-      .insertInto('authorization_codes')
-      .values({
-        code_hash: code.codeHash,
-        client_id: code.clientId,
-        uin: code.uin,
-        redirect_uri: code.redirectUri,
-        scope: code.scope,
-        nonce: code.nonce,
-        code_challenge: code.codeChallenge,
-        code_challenge_method: code.codeChallengeMethod,
-        auth_time: code.authTime,
-        created_at: code.createdAt,
-        expires_at: code.expiresAt,
-        used_at: code.usedAt,
-        amr: joinAmr(code.amr),
-        sid: code.sid,
-      })
-      .execute();
+    await this.db.insertInto('authorization_codes').values(codeRow(code)).execute();
   }
 
   find(codeHash: string): Promise<AuthorizationCodeRecord | undefined> {

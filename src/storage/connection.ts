@@ -1,7 +1,8 @@
 /**
  * What every entity module of this folder is built from: the open database, the Kysely instance over it, the
- * queries every table asks alike (a row by its key, the expired rows' purge), how values are stored in
- * columns, and the helpers its hand-written hot-path statements share (docs/architecture.md#storage).
+ * queries every table asks alike (a row or rows by a column, an update by key, a request moved on, the expired
+ * rows' purge), how values are stored in columns, and the helpers its hand-written hot-path statements share
+ * (docs/architecture.md#storage). Writes that must be on disk before they are answered: durable-writes.ts.
  *
  * Most queries go through Kysely and are the same SQL on both databases. A query on a benchmarked path
  * (client authentication, code exchange, user information) is written by hand instead, as an explicit
@@ -10,7 +11,7 @@
  * per event-loop turn where many requests ask at once (turn-batcher.ts, docs/architecture.md#batching).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Compilable, CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema.js';
 import type { SqliteGate } from './transactions.js';
@@ -88,6 +89,9 @@ type ExpiringTable =
   | 'phone_sign_ins'
   | 'service_tokens';
 
+/** The tables of requests that wait for a decision: a `status` that moves on, and an `expires_at`. */
+type RequestTable = 'device_authorizations' | 'phone_sign_ins';
+
 /**
  * What every repository of this folder is built on: the connection, the Kysely instance over it, and the
  * queries every table asks alike.
@@ -114,11 +118,78 @@ export abstract class Repository {
     key: Database[T][C],
     map: (row: Selectable<Database[T]>) => V,
   ): Promise<V | undefined> {
-    // The SQL Kysely's builder writes for this: its types cannot check a column of a table that is a parameter.
-    const where = sql`${sql.ref(column)} = ${key}`;
-    const query = sql<Selectable<Database[T]>>`select * from ${sql.table(table)} where ${where}`;
-    const [row] = (await query.execute(this.db)).rows;
+    const [row] = await this.rowsWhere(table, sql`${sql.ref(column)} = ${key}`);
     return row && map(row);
+  }
+
+  /** The rows of `table` whose `column` is `key`, in the order of `orderBy`, mapped. */
+  protected async listBy<T extends keyof Database, C extends keyof Database[T] & string, V>(
+    table: T,
+    column: C,
+    key: Database[T][C],
+    orderBy: keyof Database[T] & string,
+    map: (row: Selectable<Database[T]>) => V,
+  ): Promise<V[]> {
+    const rows = await this.rowsWhere(table, sql`${sql.ref(column)} = ${key} order by ${sql.ref(orderBy)}`);
+    return rows.map(map);
+  }
+
+  /**
+   * `select * from table where …`: the SQL Kysely's builder writes for findBy and listBy, whose types cannot
+   * check a column of a table that is a parameter.
+   */
+  private async rowsWhere<T extends keyof Database>(
+    table: T,
+    where: RawBuilder<unknown>,
+  ): Promise<Selectable<Database[T]>[]> {
+    const query = sql<Selectable<Database[T]>>`select * from ${sql.table(table)} where ${where}`;
+    return [...(await query.execute(this.db)).rows];
+  }
+
+  /** Sets `changes` on the row of `table` whose unique `column` is `key`. */
+  protected async updateBy<T extends keyof Database, C extends keyof Database[T] & string>(
+    table: T,
+    column: C,
+    key: Database[T][C],
+    changes: Partial<Selectable<Database[T]>>,
+  ): Promise<void> {
+    await this.updateWhere(table, changes, sql`${sql.ref(column)} = ${key}`);
+  }
+
+  /**
+   * Moves the request of `table` whose unique `column` is `key` on from status `from`, with `changes` (its new
+   * status among them), if it is still in `from` and, given `now`, has not expired. One statement, so of two
+   * racing moves only one finds it in `from`; answers whether this one did.
+   */
+  protected moveRequest<T extends RequestTable, C extends keyof Database[T] & string>(
+    table: T,
+    column: C,
+    key: Database[T][C],
+    from: string,
+    changes: Partial<Selectable<Database[T]>>,
+    now?: number,
+  ): Promise<boolean> {
+    const unexpired = now === undefined ? sql`` : sql` and expires_at > ${now}`;
+    return this.updateWhere(
+      table,
+      changes,
+      sql`${sql.ref(column)} = ${key} and status = ${from}${unexpired}`,
+    );
+  }
+
+  /** `update table set … where …`, by hand as rowsWhere's query; answers whether a row changed. */
+  private async updateWhere<T extends keyof Database>(
+    table: T,
+    changes: Partial<Selectable<Database[T]>>,
+    where: RawBuilder<unknown>,
+  ): Promise<boolean> {
+    const assignments = Object.entries(changes)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => sql`${sql.ref(name)} = ${value}`);
+    const result = await sql`update ${sql.table(table)} set ${sql.join(assignments)} where ${where}`.execute(
+      this.db,
+    );
+    return (result.numAffectedRows ?? 0n) > 0n;
   }
 
   /** Deletes the rows of `table` that expired before `time`; answers how many. */
@@ -222,64 +293,4 @@ export function inserted(result: { numInsertedOrUpdatedRows?: bigint }): boolean
 /** Whether an UPDATE or DELETE touched a row. */
 export function changed(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): boolean {
   return (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n;
-}
-
-/**
- * Runs `queries` as one transaction that is on disk before it resolves: user and app changes (users.ts,
- * apps.ts). On SQLite every other commit runs at `synchronous = NORMAL` (open-store.ts), which survives a crash
- * of the process but, on a power loss, may lose the commits since the last checkpoint (the checkpointer runs
- * every second); these run at `synchronous = FULL`, which flushes the WAL file at the commit. PostgreSQL
- * flushes every commit already. Answers the rows each query changed.
- *
- * Why only these: a lost token or session costs a user one more sign-in, but a lost password change, group
- * change, disabled account or newly registered app (whose secret was shown once) is a silent security or
- * support problem. Measured on the development VM (150 MB database, WAL, single-row commits): 0.011 ms per
- * commit at NORMAL, 0.185 ms at FULL; a real disk's flush takes 1–10 ms. Those changes are rare (admin
- * actions, a password re-hash at a user's first sign-in), so they pay it; the hot paths (codes, tokens,
- * sessions) would pay it on every request, so they do not.
- *
- * Inside `store.transaction` the queries run in its transaction, which commits as durably (transactions.ts).
- */
-export async function writeDurably(
-  connection: Connection,
-  queries: readonly CompiledQuery[],
-): Promise<number[]> {
-  if (connection.inTransaction === true) {
-    const changes: number[] = [];
-    for (const query of queries) {
-      changes.push(Number((await connection.db.executeQuery(query)).numAffectedRows ?? 0n));
-    }
-    return changes;
-  }
-  if (connection.kind === 'postgres') {
-    const run = async (db: Pick<Kysely<Database>, 'executeQuery'>): Promise<number[]> => {
-      const changes: number[] = [];
-      for (const query of queries) changes.push(Number((await db.executeQuery(query)).numAffectedRows ?? 0n));
-      return changes;
-    };
-    return queries.length === 1 ? run(connection.db) : connection.db.transaction().execute(run);
-  }
-  const { database } = connection;
-  // The flush blocks the thread: let the I/O already waiting have its turn first (and a run of these writes
-  // never starves the event loop, as better-sqlite3 alone would never yield).
-  await new Promise((resolve) => setImmediate(resolve));
-  // Kysely's one SQLite connection, held: no Kysely transaction is open on it while this runs.
-  return connection.db.connection().execute(async () => {
-    // better-sqlite3 is synchronous: from FULL to NORMAL nothing else runs, so exactly this commit is FULL.
-    database.pragma('synchronous = FULL');
-    try {
-      const write = database.transaction(() =>
-        queries.map((query) => database.prepare(query.sql).run(...query.parameters).changes),
-      );
-      return write.immediate();
-    } finally {
-      database.pragma('synchronous = NORMAL');
-    }
-  });
-}
-
-/** One write, run as `writeDurably` runs it; answers whether it changed a row. */
-export async function writeOneDurably(connection: Connection, query: Compilable): Promise<boolean> {
-  const [changes = 0] = await writeDurably(connection, [query.compile()]);
-  return changes > 0;
 }

@@ -1,16 +1,13 @@
 /** The device_authorizations table (RFC 8628): its queries and row mapper (docs/architecture.md#storage). */
-import type { Selectable } from 'kysely';
-import { Repository, changed, nullableNumber } from './connection.js';
-import type { Database } from './schema.js';
+import { Repository, inserted, nullableNumber } from './connection.js';
+import type { Row } from './schema.js';
 import type {
   DeviceAuthorizationRecord,
   DeviceAuthorizationRepository,
   DeviceAuthorizationStatus,
 } from './store.js';
 
-type DeviceAuthorizationRow = Selectable<Database['device_authorizations']>;
-
-function toDeviceAuthorization(row: DeviceAuthorizationRow): DeviceAuthorizationRecord {
+function toDeviceAuthorization(row: Row<'device_authorizations'>): DeviceAuthorizationRecord {
   return {
     deviceCodeHash: row.device_code_hash,
     userCodeHash: row.user_code_hash,
@@ -28,28 +25,28 @@ function toDeviceAuthorization(row: DeviceAuthorizationRow): DeviceAuthorization
   };
 }
 
+function deviceAuthorizationRow(request: DeviceAuthorizationRecord): Row<'device_authorizations'> {
+  return {
+    device_code_hash: request.deviceCodeHash,
+    user_code_hash: request.userCodeHash,
+    client_id: request.clientId,
+    scope: request.scope,
+    created_at: request.createdAt,
+    expires_at: request.expiresAt,
+    interval_s: request.intervalS,
+    last_polled_at: request.lastPolledAt,
+    status: request.status,
+    uin: request.uin,
+    decided_at: request.decidedAt,
+    ip: request.ip,
+    user_agent: request.userAgent,
+  };
+}
+
 export class DeviceAuthorizations extends Repository implements DeviceAuthorizationRepository {
   async insert(request: DeviceAuthorizationRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('device_authorizations')
-      .values({
-        device_code_hash: request.deviceCodeHash,
-        user_code_hash: request.userCodeHash,
-        client_id: request.clientId,
-        scope: request.scope,
-        created_at: request.createdAt,
-        expires_at: request.expiresAt,
-        interval_s: request.intervalS,
-        last_polled_at: request.lastPolledAt,
-        status: request.status,
-        uin: request.uin,
-        decided_at: request.decidedAt,
-        ip: request.ip,
-        user_agent: request.userAgent,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    const query = this.db.insertInto('device_authorizations').values(deviceAuthorizationRow(request));
+    return inserted(await query.onConflict((oc) => oc.doNothing()).executeTakeFirst());
   }
 
   findByDeviceCode(deviceCodeHash: string): Promise<DeviceAuthorizationRecord | undefined> {
@@ -60,12 +57,9 @@ export class DeviceAuthorizations extends Repository implements DeviceAuthorizat
     return this.findBy('device_authorizations', 'user_code_hash', userCodeHash, toDeviceAuthorization);
   }
 
-  async recordPoll(deviceCodeHash: string, now: number, intervalS: number): Promise<void> {
-    await this.db
-      .updateTable('device_authorizations')
-      .set({ last_polled_at: now, interval_s: intervalS })
-      .where('device_code_hash', '=', deviceCodeHash)
-      .execute();
+  recordPoll(deviceCodeHash: string, now: number, intervalS: number): Promise<void> {
+    const changes = { last_polled_at: now, interval_s: intervalS };
+    return this.updateBy('device_authorizations', 'device_code_hash', deviceCodeHash, changes);
   }
 
   async decide(
@@ -75,15 +69,8 @@ export class DeviceAuthorizations extends Repository implements DeviceAuthorizat
     now: number,
   ): Promise<boolean> {
     // One conditional statement: of two concurrent decisions only one finds it pending.
-    return changed(
-      await this.db
-        .updateTable('device_authorizations')
-        .set({ status: decision, uin, decided_at: now })
-        .where('user_code_hash', '=', userCodeHash)
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', now)
-        .executeTakeFirst(),
-    );
+    const changes = { status: decision, uin, decided_at: now };
+    return this.moveRequest('device_authorizations', 'user_code_hash', userCodeHash, 'pending', changes, now);
   }
 
   purgeExpired(now: number): Promise<number> {

@@ -1,13 +1,10 @@
 /** The phone_sign_ins table: its queries and row mapper (docs/architecture.md#storage). */
-import type { Selectable } from 'kysely';
-import { Repository, changed, nullableNumber } from './connection.js';
-import type { Database } from './schema.js';
+import { Repository, nullableNumber } from './connection.js';
+import type { Row } from './schema.js';
 import { joinAmr, splitAmr } from './sessions.js';
 import type { PhoneSignInRecord, PhoneSignInRepository, PhoneSignInStatus } from './store.js';
 
-type PhoneSignInRow = Selectable<Database['phone_sign_ins']>;
-
-function toPhoneSignIn(row: PhoneSignInRow): PhoneSignInRecord {
+function toPhoneSignIn(row: Row<'phone_sign_ins'>): PhoneSignInRecord {
   return {
     idHash: row.id_hash,
     secretHash: row.secret_hash,
@@ -23,24 +20,25 @@ function toPhoneSignIn(row: PhoneSignInRow): PhoneSignInRecord {
   };
 }
 
+function phoneSignInRow(request: PhoneSignInRecord): Row<'phone_sign_ins'> {
+  return {
+    id_hash: request.idHash,
+    secret_hash: request.secretHash,
+    number: request.number,
+    choices: request.choices.join(','),
+    created_at: request.createdAt,
+    expires_at: request.expiresAt,
+    status: request.status,
+    uin: request.uin,
+    amr: joinAmr(request.amr),
+    ip: request.ip,
+    user_agent: request.userAgent,
+  };
+}
+
 export class PhoneSignIns extends Repository implements PhoneSignInRepository {
   async insert(request: PhoneSignInRecord): Promise<void> {
-    await this.db
-      .insertInto('phone_sign_ins')
-      .values({
-        id_hash: request.idHash,
-        secret_hash: request.secretHash,
-        number: request.number,
-        choices: request.choices.join(','),
-        created_at: request.createdAt,
-        expires_at: request.expiresAt,
-        status: request.status,
-        uin: request.uin,
-        amr: joinAmr(request.amr),
-        ip: request.ip,
-        user_agent: request.userAgent,
-      })
-      .execute();
+    await this.db.insertInto('phone_sign_ins').values(phoneSignInRow(request)).execute();
   }
 
   findById(idHash: string): Promise<PhoneSignInRecord | undefined> {
@@ -51,39 +49,17 @@ export class PhoneSignIns extends Repository implements PhoneSignInRepository {
     return this.findBy('phone_sign_ins', 'secret_hash', secretHash, toPhoneSignIn);
   }
 
-  async approve(idHash: string, uin: number, amr: readonly string[], now: number): Promise<boolean> {
-    return changed(
-      await this.db
-        .updateTable('phone_sign_ins')
-        .set({ status: 'approved', uin, amr: joinAmr(amr) })
-        .where('id_hash', '=', idHash)
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', now)
-        .executeTakeFirst(),
-    );
+  approve(idHash: string, uin: number, amr: readonly string[], now: number): Promise<boolean> {
+    const changes = { status: 'approved', uin, amr: joinAmr(amr) };
+    return this.moveRequest('phone_sign_ins', 'id_hash', idHash, 'pending', changes, now);
   }
 
-  async fail(idHash: string): Promise<boolean> {
-    return changed(
-      await this.db
-        .updateTable('phone_sign_ins')
-        .set({ status: 'failed' })
-        .where('id_hash', '=', idHash)
-        .where('status', '=', 'pending')
-        .executeTakeFirst(),
-    );
+  fail(idHash: string): Promise<boolean> {
+    return this.moveRequest('phone_sign_ins', 'id_hash', idHash, 'pending', { status: 'failed' });
   }
 
-  async use(secretHash: string, now: number): Promise<boolean> {
-    return changed(
-      await this.db
-        .updateTable('phone_sign_ins')
-        .set({ status: 'used' })
-        .where('secret_hash', '=', secretHash)
-        .where('status', '=', 'approved')
-        .where('expires_at', '>', now)
-        .executeTakeFirst(),
-    );
+  use(secretHash: string, now: number): Promise<boolean> {
+    return this.moveRequest('phone_sign_ins', 'secret_hash', secretHash, 'approved', { status: 'used' }, now);
   }
 
   purgeExpired(now: number): Promise<number> {

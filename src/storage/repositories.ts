@@ -67,7 +67,7 @@ export interface UserRepository {
   lockAdminChanges(): Promise<void>;
   /**
    * Sets `lastSignInAt`. Apart from `update`, so that it is not flushed to disk like an account change
-   * (writeDurably in src/storage/connection.ts): a lost sign-in time costs nothing.
+   * (writeDurably in src/storage/durable-writes.ts): a lost sign-in time costs nothing.
    */
   recordSignIn(uin: number, at: number): Promise<void>;
   /** The users of these uins that exist, in no particular order. */

@@ -3,7 +3,8 @@
  * `user_group`, one row per user and role, and the SQL that limits a list to a role holder's scope.
  */
 import { type ExpressionBuilder, type Expression, type SqlBool, sql } from 'kysely';
-import { Repository, parseList, writeDurably } from './connection.js';
+import { Repository, parseList } from './connection.js';
+import { writeDurably } from './durable-writes.js';
 import type { Database } from './schema.js';
 import type { RoleRepository, UserScope } from './store.js';
 import { type RoleGrant, isRole } from '../shared/roles.js';

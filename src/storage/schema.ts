@@ -2,6 +2,7 @@
  * The database schema as Kysely sees it. Booleans are 0/1 integers and times epoch-millisecond BIGINTs on
  * both databases, so every query and comparison is the same SQL on SQLite and PostgreSQL.
  */
+import type { Selectable } from 'kysely';
 import type {
   TotpCredentialsTable,
   PasskeysTable,
@@ -239,3 +240,9 @@ export interface Database {
   user_roles: UserRolesTable;
   service_tokens: ServiceTokensTable;
 }
+
+/**
+ * A row of `table`, as a select answers it and as an insert writes it (every column is written: none has a
+ * default). Each entity module maps it to its record (`toX`) and back (`xRow`).
+ */
+export type Row<T extends keyof Database> = Selectable<Database[T]>;

@@ -2,12 +2,12 @@
  * The second-factor tables: totp_credentials, passkeys, recovery_codes and second_factor_sign_ins; their queries and row mappers
  * (docs/architecture.md#storage). None is on a benchmarked path, so all go through Kysely.
  */
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import { Repository, bit, changed, inserted, nullableNumber, parseList } from './connection.js';
-import type { Database } from './schema.js';
+import type { Row } from './schema.js';
 import type { PasskeyRecord, SecondFactorRepository, TotpCredentialRecord } from './store.js';
 
-function toTotp(row: Selectable<Database['totp_credentials']>): TotpCredentialRecord {
+function toTotp(row: Row<'totp_credentials'>): TotpCredentialRecord {
   return {
     uin: Number(row.uin),
     sealedSecret: row.sealed_secret,
@@ -17,7 +17,7 @@ function toTotp(row: Selectable<Database['totp_credentials']>): TotpCredentialRe
   };
 }
 
-function toPasskey(row: Selectable<Database['passkeys']>): PasskeyRecord {
+function toPasskey(row: Row<'passkeys'>): PasskeyRecord {
   return {
     id: row.id,
     uin: Number(row.uin),
@@ -30,6 +30,22 @@ function toPasskey(row: Selectable<Database['passkeys']>): PasskeyRecord {
     name: row.name,
     createdAt: Number(row.created_at),
     lastUsedAt: nullableNumber(row.last_used_at),
+  };
+}
+
+function passkeyRow(passkey: PasskeyRecord): Row<'passkeys'> {
+  return {
+    id: passkey.id,
+    uin: passkey.uin,
+    credential_id: passkey.credentialId,
+    public_key: passkey.publicKey,
+    counter: passkey.counter,
+    transports: JSON.stringify(passkey.transports),
+    device_type: passkey.deviceType,
+    backed_up: bit(passkey.backedUp),
+    name: passkey.name,
+    created_at: passkey.createdAt,
+    last_used_at: passkey.lastUsedAt,
   };
 }
 
@@ -84,14 +100,8 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
     return changed(await this.db.deleteFrom('totp_credentials').where('uin', '=', uin).executeTakeFirst());
   }
 
-  async listPasskeys(uin: number): Promise<PasskeyRecord[]> {
-    const rows = await this.db
-      .selectFrom('passkeys')
-      .selectAll()
-      .where('uin', '=', uin)
-      .orderBy('created_at')
-      .execute();
-    return rows.map(toPasskey);
+  listPasskeys(uin: number): Promise<PasskeyRecord[]> {
+    return this.listBy('passkeys', 'uin', uin, 'created_at', toPasskey);
   }
 
   async enrolledKinds(uins: readonly number[]): Promise<Map<number, ('totp' | 'passkey')[]>> {
@@ -126,24 +136,8 @@ export class SecondFactors extends Repository implements SecondFactorRepository 
   }
 
   async insertPasskey(passkey: PasskeyRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('passkeys')
-      .values({
-        id: passkey.id,
-        uin: passkey.uin,
-        credential_id: passkey.credentialId,
-        public_key: passkey.publicKey,
-        counter: passkey.counter,
-        transports: JSON.stringify(passkey.transports),
-        device_type: passkey.deviceType,
-        backed_up: bit(passkey.backedUp),
-        name: passkey.name,
-        created_at: passkey.createdAt,
-        last_used_at: passkey.lastUsedAt,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return inserted(result);
+    const query = this.db.insertInto('passkeys').values(passkeyRow(passkey));
+    return inserted(await query.onConflict((oc) => oc.doNothing()).executeTakeFirst());
   }
 
   async touchPasskey(id: string, counter: number, now: number): Promise<void> {

@@ -2,18 +2,15 @@
  * The service_tokens table (0016-service-accounts): its queries and row mapper (docs/architecture.md#storage).
  * Not a hot path: a service job asks for a token and uses it for many calls, so these are Kysely queries.
  */
-import type { Selectable } from 'kysely';
 import { Repository, bit, parseList } from './connection.js';
-import type { Database } from './schema.js';
+import type { Row } from './schema.js';
 import type {
   ActiveServiceToken,
   ServiceTokenRecord,
   ServiceTokenRepository,
 } from './service-token-records.js';
 
-type ServiceTokenRow = Selectable<Database['service_tokens']>;
-
-function toServiceToken(row: ServiceTokenRow): ServiceTokenRecord {
+function toServiceToken(row: Row<'service_tokens'>): ServiceTokenRecord {
   return {
     tokenHash: row.token_hash,
     clientId: row.client_id,
@@ -24,19 +21,20 @@ function toServiceToken(row: ServiceTokenRow): ServiceTokenRecord {
   };
 }
 
+function serviceTokenRow(token: ServiceTokenRecord): Row<'service_tokens'> {
+  return {
+    token_hash: token.tokenHash,
+    client_id: token.clientId,
+    scope: token.scope,
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+    revoked: bit(token.revoked),
+  };
+}
+
 export class ServiceTokens extends Repository implements ServiceTokenRepository {
   async insert(token: ServiceTokenRecord): Promise<void> {
-    await this.db
-      .insertInto('service_tokens')
-      .values({
-        token_hash: token.tokenHash,
-        client_id: token.clientId,
-        scope: token.scope,
-        created_at: token.createdAt,
-        expires_at: token.expiresAt,
-        revoked: bit(token.revoked),
-      })
-      .execute();
+    await this.db.insertInto('service_tokens').values(serviceTokenRow(token)).execute();
   }
 
   find(tokenHash: string): Promise<ServiceTokenRecord | undefined> {
@@ -67,12 +65,8 @@ export class ServiceTokens extends Repository implements ServiceTokenRepository 
     };
   }
 
-  async revoke(tokenHash: string): Promise<void> {
-    await this.db
-      .updateTable('service_tokens')
-      .set({ revoked: 1 })
-      .where('token_hash', '=', tokenHash)
-      .execute();
+  revoke(tokenHash: string): Promise<void> {
+    return this.updateBy('service_tokens', 'token_hash', tokenHash, { revoked: 1 });
   }
 
   async revokeForApp(clientId: string): Promise<void> {

@@ -2,11 +2,11 @@
  * The sessions table: its queries (docs/architecture.md#storage). Every way of ending sessions goes through
  * `end`, which queues their back-channel logouts in the same transaction (logouts.ts).
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Repository, bit } from './connection.js';
 import type { Connection } from './connection.js';
 import { type LogoutSignal, queueLogouts } from './logouts.js';
-import type { Database } from './schema.js';
+import type { Database, Row } from './schema.js';
 import type { SessionRecord, SessionRepository } from './store.js';
 
 /** `amr` is stored space-separated (RFC 8176 values contain no spaces); null stays null. */
@@ -18,9 +18,7 @@ export function joinAmr(amr: readonly string[] | null): string | null {
   return amr === null ? null : amr.join(' ');
 }
 
-type SessionRow = Selectable<Database['sessions']>;
-
-function toSession(row: SessionRow): SessionRecord {
+function toSession(row: Row<'sessions'>): SessionRecord {
   return {
     idHash: row.id_hash,
     sid: row.sid,
@@ -36,6 +34,22 @@ function toSession(row: SessionRow): SessionRecord {
   };
 }
 
+function sessionRow(session: SessionRecord): Row<'sessions'> {
+  return {
+    id_hash: session.idHash,
+    sid: session.sid,
+    uin: session.uin,
+    created_at: session.createdAt,
+    expires_at: session.expiresAt,
+    last_seen_at: session.lastSeenAt,
+    idle_expires_at: session.idleExpiresAt,
+    ip: session.ip,
+    user_agent: session.userAgent,
+    shared: bit(session.shared),
+    amr: session.amr.join(' '),
+  };
+}
+
 /** Which sessions a delete ends. */
 type Selection = { idHash: string } | { uin: number; sid: string } | { uin: number; keepIdHash?: string };
 
@@ -48,22 +62,7 @@ export class Sessions extends Repository implements SessionRepository {
   }
 
   async insert(session: SessionRecord): Promise<void> {
-    await this.db
-      .insertInto('sessions')
-      .values({
-        id_hash: session.idHash,
-        sid: session.sid,
-        uin: session.uin,
-        created_at: session.createdAt,
-        expires_at: session.expiresAt,
-        last_seen_at: session.lastSeenAt,
-        idle_expires_at: session.idleExpiresAt,
-        ip: session.ip,
-        user_agent: session.userAgent,
-        shared: bit(session.shared),
-        amr: session.amr.join(' '),
-      })
-      .execute();
+    await this.db.insertInto('sessions').values(sessionRow(session)).execute();
   }
 
   async findActive(idHash: string, now: number): Promise<SessionRecord | undefined> {
@@ -71,20 +70,15 @@ export class Sessions extends Repository implements SessionRepository {
     return row && toSession(row);
   }
 
-  async touch(idHash: string, now: number, idleExpiresAt: number): Promise<void> {
-    await this.db
-      .updateTable('sessions')
-      .set({ last_seen_at: now, idle_expires_at: idleExpiresAt })
-      .where('id_hash', '=', idHash)
-      .execute();
+  touch(idHash: string, now: number, idleExpiresAt: number): Promise<void> {
+    return this.updateBy('sessions', 'id_hash', idHash, {
+      last_seen_at: now,
+      idle_expires_at: idleExpiresAt,
+    });
   }
 
-  async setAmr(idHash: string, amr: readonly string[]): Promise<void> {
-    await this.db
-      .updateTable('sessions')
-      .set({ amr: amr.join(' ') })
-      .where('id_hash', '=', idHash)
-      .execute();
+  setAmr(idHash: string, amr: readonly string[]): Promise<void> {
+    return this.updateBy('sessions', 'id_hash', idHash, { amr: amr.join(' ') });
   }
 
   async listForUser(uin: number, now: number): Promise<SessionRecord[]> {

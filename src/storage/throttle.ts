@@ -2,8 +2,9 @@
  * The login_throttles table: its queries (docs/architecture.md#storage). Each counting
  * query is one statement, so concurrent attempts are each counted (docs/security.md).
  */
-import { sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, type UpdateObject, sql } from 'kysely';
 import { Repository } from './connection.js';
+import type { Database } from './schema.js';
 import type { ThrottleRepository, ThrottleState } from './store.js';
 
 /** A window older than this, and not locked, is forgotten by `purgeExpired`. */
@@ -37,22 +38,21 @@ export class Throttles extends Repository implements ThrottleRepository {
       .executeTakeFirstOrThrow();
   }
 
-  async lock(key: string, until: number): Promise<void> {
-    await this.db
-      .updateTable('login_throttles')
-      .set({ locked_until: until })
-      .where('key', '=', key)
-      .where('locked_until', '<', until)
-      .execute();
+  lock(key: string, until: number): Promise<void> {
+    return this.changeWhere(key, { locked_until: until }, (eb) => eb('locked_until', '<', until));
   }
 
-  async refund(key: string): Promise<void> {
-    await this.db
-      .updateTable('login_throttles')
-      .set({ failures: sql<number>`failures - 1` })
-      .where('key', '=', key)
-      .where('failures', '>', 0)
-      .execute();
+  refund(key: string): Promise<void> {
+    return this.changeWhere(key, { failures: sql<number>`failures - 1` }, (eb) => eb('failures', '>', 0));
+  }
+
+  /** Changes `key`'s row only where `guard` holds: one statement, so a lock never moves back nor a count below 0. */
+  private async changeWhere(
+    key: string,
+    changes: UpdateObject<Database, 'login_throttles'>,
+    guard: (eb: ExpressionBuilder<Database, 'login_throttles'>) => Expression<SqlBool>,
+  ): Promise<void> {
+    await this.db.updateTable('login_throttles').set(changes).where('key', '=', key).where(guard).execute();
   }
 
   async delete(key: string): Promise<void> {

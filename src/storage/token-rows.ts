@@ -2,11 +2,10 @@
  * The rows of access_tokens and refresh_tokens: their column lists and the mappers between rows and records,
  * beside tokens.ts, whose queries use them (docs/architecture.md#storage).
  */
-import type { Selectable } from 'kysely';
 import { bit, nullableNumber, parseList } from './connection.js';
 import { groupsAllow } from '../shared/people.js';
 import { joinAmr, splitAmr } from './sessions.js';
-import type { AccessTokensTable, Database, RefreshTokensTable } from './schema.js';
+import type { AccessTokensTable, RefreshTokensTable, Row } from './schema.js';
 import type { AccessTokenRecord, ActiveTokenOwner, RefreshTokenRecord, UserGroup } from './store.js';
 
 /** The element types of the arrays that PostgreSQL's batched statements take, one array per column. */
@@ -57,8 +56,8 @@ function columns<T>(types: Record<keyof T & string, PgType>): readonly Column<ke
 export const ACCESS_TOKEN_COLUMNS = columns<AccessTokensTable>(ACCESS_TOKEN_TYPES);
 export const REFRESH_TOKEN_COLUMNS = columns<RefreshTokensTable>(REFRESH_TOKEN_TYPES);
 
-export type AccessTokenRow = Selectable<Database['access_tokens']>;
-export type RefreshTokenRow = Selectable<Database['refresh_tokens']>;
+export type AccessTokenRow = Row<'access_tokens'>;
+export type RefreshTokenRow = Row<'refresh_tokens'>;
 
 export function toAccessToken(row: AccessTokenRow): AccessTokenRecord {
   return {

@@ -104,12 +104,8 @@ export class Tokens extends Repository implements TokenRepository {
     return this.findBy('access_tokens', 'token_hash', tokenHash, toAccessToken);
   }
 
-  async revokeAccessToken(tokenHash: string): Promise<void> {
-    await this.db
-      .updateTable('access_tokens')
-      .set({ revoked: 1 })
-      .where('token_hash', '=', tokenHash)
-      .execute();
+  revokeAccessToken(tokenHash: string): Promise<void> {
+    return this.updateBy('access_tokens', 'token_hash', tokenHash, { revoked: 1 });
   }
 
   findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | undefined> {

@@ -3,18 +3,11 @@
  * of the code exchange and of user information, so it is a hand-written statement per database. Writes are
  * on disk before they are answered (`writeDurably`).
  */
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { HotPath } from './connection.js';
-import {
-  Repository,
-  bit,
-  forDialect,
-  nullableNumber,
-  parseList,
-  preparedLookup,
-  writeOneDurably,
-} from './connection.js';
-import type { Database } from './schema.js';
+import { Repository, bit, forDialect, nullableNumber, parseList, preparedLookup } from './connection.js';
+import { writeOneDurably } from './durable-writes.js';
+import type { Database, Row } from './schema.js';
 import { inScope } from './roles.js';
 import type {
   NewUserRecord,
@@ -26,7 +19,7 @@ import type {
   UserUpdate,
 } from './store.js';
 
-export type UserRow = Selectable<Database['users']>;
+export type UserRow = Row<'users'>;
 
 export function toUser(row: UserRow): UserRecord {
   return {
@@ -64,6 +57,24 @@ const findUser: HotPath<FindUser> = {
   },
 };
 
+/** A new user's row: what NewUserRecord leaves out takes its default. */
+function newUserRow(user: NewUserRecord): Row<'users'> {
+  return {
+    uin: user.uin,
+    password_hash: user.passwordHash,
+    user_group: user.userGroup,
+    created_at: user.createdAt,
+    disabled: bit(user.disabled),
+    must_change_password: bit(user.mustChangePassword),
+    name: user.name ?? null,
+    email: user.email ?? null,
+    groups: JSON.stringify(user.groups ?? []),
+    expires_at: user.expiresAt ?? null,
+    last_sign_in_at: user.lastSignInAt ?? null,
+    source: user.source ?? 'local',
+  };
+}
+
 /** The advisory lock key that serializes changes that may take away an admin (lockAdminChanges). */
 const ADMIN_CHANGES_LOCK = 0x63_73_61_64; // "csad"
 
@@ -77,20 +88,7 @@ export class Users extends Repository implements UserRepository {
   insert(user: NewUserRecord): Promise<boolean> {
     const query = this.db
       .insertInto('users')
-      .values({
-        uin: user.uin,
-        password_hash: user.passwordHash,
-        user_group: user.userGroup,
-        created_at: user.createdAt,
-        disabled: bit(user.disabled),
-        must_change_password: bit(user.mustChangePassword),
-        name: user.name ?? null,
-        email: user.email ?? null,
-        groups: JSON.stringify(user.groups ?? []),
-        expires_at: user.expiresAt ?? null,
-        last_sign_in_at: user.lastSignInAt ?? null,
-        source: user.source ?? 'local',
-      })
+      .values(newUserRow(user))
       .onConflict((oc) => oc.column('uin').doNothing());
     return writeOneDurably(this.connection, query);
   }
@@ -136,14 +134,8 @@ export class Users extends Repository implements UserRepository {
     return { users: rows.map(toUser), total: Number(count.n) };
   }
 
-  async listBySource(source: UserSource): Promise<UserRecord[]> {
-    const rows = await this.db
-      .selectFrom('users')
-      .selectAll()
-      .where('source', '=', source)
-      .orderBy('uin')
-      .execute();
-    return rows.map(toUser);
+  listBySource(source: UserSource): Promise<UserRecord[]> {
+    return this.listBy('users', 'source', source, 'uin', toUser);
   }
 
   async countAdmins(now?: number, { lasting = false }: { readonly lasting?: boolean } = {}): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * User and app writes on SQLite are on disk before they are answered: each commits with
  * `synchronous = FULL` (which flushes the WAL), while every other write keeps `synchronous = NORMAL`
- * (src/storage/connection.ts `writeDurably`).
+ * (src/storage/durable-writes.ts `writeDurably`).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';

@@ -1,4 +1,4 @@
-import { createRouter, createWebHashHistory } from 'vue-router';
+import { createRouter, createWebHashHistory, type RouteComponent, type RouteRecordRaw } from 'vue-router';
 import { focusHeading } from './lib/focus';
 import { setPageTitle } from './lib/page-title';
 import AuthPage from './pages/AuthPage.vue';
@@ -11,6 +11,11 @@ declare module 'vue-router' {
   }
 }
 
+/** A page loaded when first visited (its own chunk, out of the sign-in page's bundle), at `/#/<name>`. */
+function lazyPage(name: string, component: () => Promise<RouteComponent>, titleKey: string): RouteRecordRaw {
+  return { path: `/${name}`, name, component, meta: { titleKey } };
+}
+
 /**
  * Hash routing: the server serves one index.html at `/`, and clients link to `/#/auth?…`
  * (docs/interface.md#authorization-page).
@@ -21,48 +26,13 @@ export const router = createRouter({
     { path: '/', name: 'home', component: HomePage, meta: { titleKey: 'titles.home' } },
     { path: '/auth', name: 'auth', component: AuthPage, meta: { titleKey: 'titles.signIn' } },
     // docs/interface.md#cas-protocol: where /cas/login sends a browser that must sign in first.
-    {
-      path: '/cas',
-      name: 'cas',
-      component: () => import('./pages/CasPage.vue'),
-      meta: { titleKey: 'titles.signIn' },
-    },
-    {
-      path: '/account',
-      name: 'account',
-      component: () => import('./pages/AccountPage.vue'),
-      meta: { titleKey: 'titles.account' },
-    },
-    {
-      path: '/admin',
-      name: 'admin',
-      component: () => import('./pages/AdminPage.vue'),
-      meta: { titleKey: 'titles.admin' },
-    },
-    {
-      path: '/reset',
-      name: 'reset',
-      component: () => import('./pages/ResetPage.vue'),
-      meta: { titleKey: 'titles.reset' },
-    },
-    {
-      path: '/logout',
-      name: 'logout',
-      component: () => import('./pages/LogoutPage.vue'),
-      meta: { titleKey: 'titles.logout' },
-    },
-    {
-      path: '/device',
-      name: 'device',
-      component: () => import('./pages/DevicePage.vue'),
-      meta: { titleKey: 'titles.device' },
-    },
-    {
-      path: '/scan',
-      name: 'scan',
-      component: () => import('./pages/ScanPage.vue'),
-      meta: { titleKey: 'titles.scan' },
-    },
+    lazyPage('cas', () => import('./pages/CasPage.vue'), 'titles.signIn'),
+    lazyPage('account', () => import('./pages/AccountPage.vue'), 'titles.account'),
+    lazyPage('admin', () => import('./pages/AdminPage.vue'), 'titles.admin'),
+    lazyPage('reset', () => import('./pages/ResetPage.vue'), 'titles.reset'),
+    lazyPage('logout', () => import('./pages/LogoutPage.vue'), 'titles.logout'),
+    lazyPage('device', () => import('./pages/DevicePage.vue'), 'titles.device'),
+    lazyPage('scan', () => import('./pages/ScanPage.vue'), 'titles.scan'),
     { path: '/:pathMatch(.*)*', redirect: '/' },
   ],
 });

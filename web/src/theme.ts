@@ -15,6 +15,13 @@ export const themeOverrides = computed<GlobalThemeOverrides>(() => {
   const hover = shade(primary, 0.12);
   const pressed = shade(primary, -0.2);
   const focusRing = `0 0 0 2px ${primary}`;
+  /** Text inputs and selects: a visible border at rest, the brand colour on hover and focus. */
+  const controlBorders = {
+    border: `1px solid ${CONTROL_BORDER}`,
+    borderHover: `1px solid ${primary}`,
+    borderFocus: `1px solid ${primary}`,
+    boxShadowFocus: focusRing,
+  };
   return {
     common: {
       fontFamily:
@@ -56,22 +63,16 @@ export const themeOverrides = computed<GlobalThemeOverrides>(() => {
       textColorLoading: '#1f2328',
     },
     Input: {
-      border: `1px solid ${CONTROL_BORDER}`,
-      borderHover: `1px solid ${primary}`,
-      borderFocus: `1px solid ${primary}`,
-      boxShadowFocus: focusRing,
+      ...controlBorders,
       borderError: '1px solid #b3261e',
       borderHoverError: '1px solid #b3261e',
       borderFocusError: '1px solid #b3261e',
       boxShadowFocusError: '0 0 0 2px #b3261e',
     },
     InternalSelection: {
-      border: `1px solid ${CONTROL_BORDER}`,
-      borderHover: `1px solid ${primary}`,
+      ...controlBorders,
       borderActive: `1px solid ${primary}`,
-      borderFocus: `1px solid ${primary}`,
       boxShadowActive: focusRing,
-      boxShadowFocus: focusRing,
     },
     Checkbox: { border: `1px solid ${CONTROL_BORDER}`, boxShadowFocus: focusRing },
     Switch: { boxShadowFocus: focusRing },

@@ -11,7 +11,7 @@ import { credentialKey, derivedCredential } from '../credentials.js';
 import { PKCE_VALUE, verifierMatches } from '../pkce.js';
 import type { IssuedTokens } from '../tokens.js';
 import { RETRY_WINDOW_MS, undeliveredExchanges } from '../undelivered-exchanges.js';
-import type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code.js';
+import type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
 
 /** The key the tokens of an exchange are derived with (HKDF from the key-encryption key), read once. */
 const exchangeKeys = new WeakMap<Config, Promise<Buffer>>();

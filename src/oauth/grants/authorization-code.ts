@@ -23,6 +23,9 @@ import { PKCE_VALUE, verifierMatches } from '../pkce.js';
 import { hasScope } from '../scopes.js';
 import { undeliveredExchanges } from '../undelivered-exchanges.js';
 import { answerAgain, exchangeKey, issuedTokens } from './authorization-code-retry.js';
+import type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
+
+export type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
 import {
   type IssuedTokens,
   mintAccessToken,
@@ -30,22 +33,6 @@ import {
   newFamilyId,
   type TokenGrant,
 } from '../tokens.js';
-
-export interface AuthorizationCodeExchange {
-  readonly code: string | undefined;
-  readonly redirectUri: string | undefined;
-  readonly codeVerifier: string | undefined;
-}
-
-export interface AuthorizationCodeOptions {
-  /**
-   * RFC 6749 §4.1.3: redirect_uri is required when the authorization request carried one (at campus-sso it
-   * always does). The legacy endpoint (docs/interface.md#legacy-token-endpoint) never sent it and is exempt.
-   */
-  readonly checkRedirectUri: boolean;
-  /** The legacy endpoint answers only an access token, so it issues nothing else. */
-  readonly accessTokenOnly: boolean;
-}
 
 /** The code as presented, and its credentialKey (what the database knows it by). */
 interface PresentedCode {

@@ -32,7 +32,7 @@ const line = (text: string, testId?: string): VNode =>
 
 export function appStatusCell(t: Translate, app: AppView): VNode {
   const service = serviceView(app);
-  return h('div', { class: 'apps__status' }, [
+  return h('div', { class: 'table-stack apps__status' }, [
     h(
       NTag,
       { type: app.disabled ? 'error' : 'success', size: 'small', bordered: false },

@@ -98,7 +98,7 @@ function selectColumn(o: UserColumnsOptions): DataTableColumn<AdminUserView> {
 
 function statusCell(t: Translate, user: AdminUserView) {
   const expired = isExpired(user);
-  return h('div', { class: 'users__status' }, [
+  return h('div', { class: 'table-stack users__status' }, [
     h(
       NTag,
       { size: 'small', bordered: false, type: user.disabled || expired ? 'error' : 'success' },
@@ -120,7 +120,7 @@ function statusCell(t: Translate, user: AdminUserView) {
 
 function actionsCell(o: UserColumnsOptions, user: AdminUserView) {
   const items = rowActions(o.t, o.abilities, user);
-  return h('div', { class: 'users__actions' }, [
+  return h('div', { class: 'table-actions' }, [
     // A locked account is the one urgent case: its Unlock stays a button of its own.
     user.locked_until && o.abilities.recoverUsers
       ? h(

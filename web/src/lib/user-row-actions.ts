@@ -6,7 +6,8 @@
  */
 import { useI18n } from 'vue-i18n';
 import { api, ApiError, EnvelopeCode, type AdminUserView, type UserGroup } from '../api';
-import { dialog, message } from '../feedback';
+import { message } from '../feedback';
+import { useConfirm } from './confirm';
 import { describeError } from './errors';
 
 export function useUserRowActions(replace: (user: AdminUserView) => void) {
@@ -17,6 +18,7 @@ export function useUserRowActions(replace: (user: AdminUserView) => void) {
       ? t('users.lastAdmin')
       : describeError(t, error);
   }
+  const confirmAct = useConfirm(explain);
 
   async function changeGroup(user: AdminUserView, userGroup: UserGroup): Promise<void> {
     try {
@@ -35,12 +37,11 @@ export function useUserRowActions(replace: (user: AdminUserView) => void) {
       return;
     }
     let confirmed = false;
-    dialog.warning({
+    confirmAct({
       title: t('field.makeAdminTitle', { uin: user.uin }),
       content: t('field.makeAdminBody'),
-      positiveText: t('field.makeAdmin'),
-      negativeText: t('common.cancel'),
-      onPositiveClick: () => {
+      confirm: t('field.makeAdmin'),
+      act: () => {
         confirmed = true;
         return changeGroup(user, userGroup);
       },
@@ -65,49 +66,37 @@ export function useUserRowActions(replace: (user: AdminUserView) => void) {
       void setDisabled(user, false);
       return;
     }
-    dialog.warning({
+    confirmAct({
       title: t('users.disableTitle', { uin: user.uin }),
       content: t('users.disableBody'),
-      positiveText: t('common.disable'),
-      negativeText: t('common.cancel'),
-      onPositiveClick: () => setDisabled(user, true),
+      confirm: t('common.disable'),
+      act: () => setDisabled(user, true),
     });
   }
 
   /** For someone who lost their phone or passkey: every second factor goes, confirmed first (audited). */
   function removeSecondFactors(user: AdminUserView): void {
-    dialog.warning({
+    confirmAct({
       title: t('userFactors.removeTitle', { uin: user.uin }),
       content: t('userFactors.removeBody'),
-      positiveText: t('userFactors.remove'),
-      negativeText: t('common.cancel'),
-      autoFocus: true,
-      onPositiveClick: async () => {
-        try {
-          await api.removeSecondFactors(user.uin);
-          replace({ ...user, second_factors: [] });
-          message.success(t('userFactors.removed', { uin: user.uin }));
-        } catch (error) {
-          message.error(explain(error));
-        }
+      confirm: t('userFactors.remove'),
+      act: async () => {
+        await api.removeSecondFactors(user.uin);
+        replace({ ...user, second_factors: [] });
+        message.success(t('userFactors.removed', { uin: user.uin }));
       },
     });
   }
 
   /** Ends every session of the user (docs/interface.md#sessions-and-sign-out). */
   function signOutEverywhere(user: AdminUserView): void {
-    dialog.warning({
+    confirmAct({
       title: t('userSignOut.title', { uin: user.uin }),
       content: t('userSignOut.body', { uin: user.uin }),
-      positiveText: t('userSignOut.action'),
-      negativeText: t('common.cancel'),
-      onPositiveClick: async () => {
-        try {
-          const { sessions_ended } = await api.signOutUser(user.uin);
-          message.success(t('userSignOut.done', { uin: user.uin, n: sessions_ended }));
-        } catch (error) {
-          message.error(explain(error));
-        }
+      confirm: t('userSignOut.action'),
+      act: async () => {
+        const { sessions_ended } = await api.signOutUser(user.uin);
+        message.success(t('userSignOut.done', { uin: user.uin, n: sessions_ended }));
       },
     });
   }

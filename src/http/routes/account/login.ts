@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../app-context.js';
 import { userTarget } from '../../../domain/audit.js';
 import { lockWarning } from '../../../domain/login-throttle.js';
 import { isValidUin, userView } from '../../../domain/users.js';
@@ -52,8 +53,18 @@ const LoginAnswers = {
   200: Envelope(Type.Union([SignedInViewSchema, PendingSignInViewSchema]), 'Signed in, or a pending sign-in'),
 };
 
+/** The Fastify instance the account routes are added to. */
+type AccountApp = Parameters<RoutePlugin>[0];
+
 /** Sign in, sign out, who am I (docs/interface.md#browser-session-api). */
 export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
+  signInRoute(app, ctx);
+  signOutRoute(app, ctx);
+  meRoute(app, ctx);
+};
+
+/** `POST /v1/account/login`: a password checked under the throttle, then a session or a pending sign-in. */
+function signInRoute(app: AccountApp, ctx: AppContext): void {
   app.post(
     '/v1/account/login',
     { schema: { body: LoginBody, response: LoginAnswers, security: PUBLIC }, config: { csrf: true } },
@@ -128,7 +139,10 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       }
     },
   );
+}
 
+/** `POST /v1/account/logout`: this browser, or everywhere; back to the app for RP-Initiated Logout. */
+function signOutRoute(app: AccountApp, ctx: AppContext): void {
   app.post(
     '/v1/account/logout',
     {
@@ -166,7 +180,10 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       return ok(redirectTo === undefined ? {} : { redirect_to: redirectTo });
     },
   );
+}
 
+/** `GET /v1/account/me`: who is signed in. */
+function meRoute(app: AccountApp, ctx: AppContext): void {
   app.get(
     '/v1/account/me',
     { schema: { response: { 200: Envelope(MeViewSchema) } } },
@@ -189,4 +206,4 @@ export const loginRoutes: RoutePlugin = async (app, { ctx }) => {
       return ok(me);
     },
   );
-};
+}

@@ -9,7 +9,6 @@ import { EmptyEnvelope, Envelope, EnvelopeOf } from '../../response-schemas.js';
 import { ok } from '../../responses.js';
 import { requireSignedIn } from '../../session-cookie.js';
 import { PasskeyViewSchema } from '../../view-schemas.js';
-import { requireRecentSignIn } from './password-check.js';
 import {
   PasswordAgainBody,
   RECOVERY_CODES,
@@ -35,7 +34,7 @@ const PasskeyBody = Type.Object(
 const PasskeyParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 /** Adds the passkey routes to `app`. */
 export function passkeyRoutes(app: SecondFactorApp, ctx: AppContext, steps: SecondFactorSteps): void {
-  const { audit, enrol } = steps;
+  const { audit, enrol, signedInRecently } = steps;
 
   // The password (or a recent sign-in) is asked here, before the ceremony: only a challenge issued now lets
   // `POST /v1/account/passkeys` register a passkey, within its 5 minutes.
@@ -47,9 +46,8 @@ export function passkeyRoutes(app: SecondFactorApp, ctx: AppContext, steps: Seco
       ...emptyBodyIsNone,
     },
     async (request) => {
-      const signedIn = await requireSignedIn(ctx, request);
-      await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
-      return ok(await ctx.passkeys.registrationOptions(signedIn.user.uin));
+      const { user } = await signedInRecently(request, request.body?.password);
+      return ok(await ctx.passkeys.registrationOptions(user.uin));
     },
   );
 
@@ -57,12 +55,9 @@ export function passkeyRoutes(app: SecondFactorApp, ctx: AppContext, steps: Seco
     '/v1/account/passkeys',
     { schema: { body: PasskeyBody, response: PasskeyAddedAnswers }, config: { csrf: true } },
     async (request) => {
-      const signedIn = await requireSignedIn(ctx, request);
-      const { user } = signedIn;
       const { added, recovery } = await enrol(
         request,
-        signedIn,
-        async (): Promise<PasskeyRecord> => {
+        async (user): Promise<PasskeyRecord> => {
           try {
             return await ctx.passkeys.register(
               user.uin,
@@ -93,9 +88,7 @@ export function passkeyRoutes(app: SecondFactorApp, ctx: AppContext, steps: Seco
       ...emptyBodyIsNone,
     },
     async (request) => {
-      const signedIn = await requireSignedIn(ctx, request);
-      const { user } = signedIn;
-      await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
+      const { user } = await signedInRecently(request, request.body?.password);
       if (!(await ctx.passkeys.remove(user.uin, request.params.id))) {
         throw notFound('no such passkey');
       }

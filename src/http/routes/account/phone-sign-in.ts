@@ -78,7 +78,13 @@ function readSecret(request: FastifyRequest): string | undefined {
  * phone's look and pick. Both sides are audited.
  */
 export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
-  // The computer: a new request; its secret is set as a cookie only this browser holds.
+  computerRoutes(app, ctx);
+  phoneRoutes(app, ctx);
+};
+
+/** The computer's side: it starts a request, then polls it. */
+function computerRoutes(app: Parameters<RoutePlugin>[0], ctx: AppContext): void {
+  // A new request; its secret is set as a cookie only this browser holds.
   app.post(
     '/v1/account/phone-sign-in',
     { schema: { response: StartAnswers, security: PUBLIC }, config: { csrf: true } },
@@ -96,7 +102,7 @@ export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  // The computer: has a phone approved? Without its secret, nothing.
+  // Has a phone approved? Without its secret, nothing.
   app.post(
     '/v1/account/phone-sign-in/poll',
     { schema: { response: PollAnswers, security: PHONE_SIGN_IN }, config: { csrf: true } },
@@ -115,8 +121,11 @@ export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
       return ok({ status: 'approved', uin: user.uin, user_group: user.userGroup });
     },
   );
+}
 
-  // The phone: what it is asked to approve.
+/** The phone's side: it looks at the request, then picks the number the computer shows. */
+function phoneRoutes(app: Parameters<RoutePlugin>[0], ctx: AppContext): void {
+  // What the phone is asked to approve.
   app.get(
     '/v1/account/phone-sign-in/:id',
     { schema: { params: IdParams, response: PendingAnswers } },
@@ -135,7 +144,7 @@ export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
     },
   );
 
-  // The phone: the number picked.
+  // The number picked.
   app.post(
     '/v1/account/phone-sign-in/:id/approve',
     {
@@ -161,4 +170,4 @@ export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
       return ok({});
     },
   );
-};
+}

@@ -11,7 +11,7 @@ import type { PasskeyRecord, UserRecord } from '../../../storage/store.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { PasswordInput } from '../../schemas.js';
 import { type SignedIn, requireSignedIn } from '../../session-cookie.js';
-import { requirePassword } from './password-check.js';
+import { requirePassword, requireRecentSignIn } from './password-check.js';
 
 /** The Fastify instance the second-factor routes are added to. */
 export type SecondFactorApp = Parameters<RoutePlugin>[0];
@@ -68,18 +68,28 @@ export function secondFactorSteps(ctx: AppContext) {
   }
 
   /**
-   * Adds a second factor with `add` and records it; the first one a user adds also gives them their
-   * recovery codes, shown once (docs/interface.md#second-factor).
+   * The signed-in user, if they typed their password again or signed in under 5 minutes ago: starting to add
+   * a factor, or removing a passkey, needs it (requireRecentSignIn).
+   */
+  async function signedInRecently(request: FastifyRequest, password: string | undefined): Promise<SignedIn> {
+    const signedIn = await requireSignedIn(ctx, request);
+    await requireRecentSignIn(ctx, request, signedIn, password);
+    return signedIn;
+  }
+
+  /**
+   * Adds a second factor to the signed-in user with `add` and records it; the first one a user adds also
+   * gives them their recovery codes, shown once (docs/interface.md#second-factor).
    */
   async function enrol<T>(
     request: FastifyRequest,
-    signedIn: SignedIn,
-    add: () => Promise<T>,
+    add: (user: UserRecord) => Promise<T>,
     proof: (added: T) => { method: string; detail: Record<string, string> },
   ): Promise<{ added: T; recovery: { recovery_codes?: string[] } }> {
+    const signedIn = await requireSignedIn(ctx, request);
     const uin = signedIn.user.uin;
     const hadFactor = await ctx.secondFactors.hasSecondFactor(uin);
-    const added = await add();
+    const added = await add(signedIn.user);
     const { method, detail } = proof(added);
     await audit(request, uin, 'second_factor_added', detail);
     // docs/security.md#second-factors: the session that enrols the account's first factor has just proven it
@@ -88,7 +98,7 @@ export function secondFactorSteps(ctx: AppContext) {
     const recoveryCodes = await ctx.secondFactors.afterEnrolment(uin, hadFactor);
     return { added, recovery: recoveryCodes ? { recovery_codes: recoveryCodes } : {} };
   }
-  return { audit, signedInAgain, enrol };
+  return { audit, signedInAgain, signedInRecently, enrol };
 }
 
 export type SecondFactorSteps = ReturnType<typeof secondFactorSteps>;

@@ -6,8 +6,6 @@ import { TOTP_CODE_PATTERN } from '../../../shared/totp.js';
 import { badRequest, conflict, notFound } from '../../api-error.js';
 import { EmptyEnvelope, EnvelopeOf } from '../../response-schemas.js';
 import { ok } from '../../responses.js';
-import { requireSignedIn } from '../../session-cookie.js';
-import { requireRecentSignIn } from './password-check.js';
 import {
   PasswordAgainBody,
   PasswordBody,
@@ -30,7 +28,7 @@ const CodeBody = Type.Object(
 );
 /** Adds the TOTP routes to `app`. */
 export function totpRoutes(app: SecondFactorApp, ctx: AppContext, steps: SecondFactorSteps): void {
-  const { audit, enrol, signedInAgain } = steps;
+  const { audit, enrol, signedInAgain, signedInRecently } = steps;
 
   app.post(
     '/v1/account/totp/setup',
@@ -40,9 +38,7 @@ export function totpRoutes(app: SecondFactorApp, ctx: AppContext, steps: SecondF
       ...emptyBodyIsNone,
     },
     async (request) => {
-      const signedIn = await requireSignedIn(ctx, request);
-      const { user } = signedIn;
-      await requireRecentSignIn(ctx, request, signedIn, request.body?.password);
+      const { user } = await signedInRecently(request, request.body?.password);
       const setup = await ctx.totp.setup(user.uin);
       if (!setup) throw conflict('an authenticator app is set up already: remove it first');
       return ok({ secret: setup.secret, otpauth_uri: setup.otpauthUri });
@@ -53,12 +49,9 @@ export function totpRoutes(app: SecondFactorApp, ctx: AppContext, steps: SecondF
     '/v1/account/totp/confirm',
     { schema: { body: CodeBody, response: RecoveryCodesAnswers }, config: { csrf: true } },
     async (request) => {
-      const signedIn = await requireSignedIn(ctx, request);
-      const { user } = signedIn;
       const { recovery } = await enrol(
         request,
-        signedIn,
-        async () => {
+        async (user) => {
           if (!(await ctx.totp.confirm(user.uin, request.body.code))) {
             throw badRequest(
               'wrong code, or no authenticator app awaits confirmation: check the time on the phone',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.js';
+import { appIdentityView } from '../../../domain/apps.js';
 import { userMayUseApp } from '../../../oauth/authorization/authorize.js';
 import { checkClient } from '../../../oauth/authorization/check-client.js';
 import type { AuthorizationParams } from '../../../oauth/authorization/request.js';
@@ -90,9 +91,7 @@ export const appInfoRoutes: RoutePlugin = async (app, { ctx }) => {
       const consented =
         consent !== undefined && consentCovers(consent.scope, requestedScope(request.query.scope));
       const info: AppInfoView = {
-        client_id: client.clientId,
-        name: client.name,
-        emoji: client.emoji,
+        ...appIdentityView(client),
         consented,
         // docs/interface.md#people-groups-and-audit: said only when false, so the page can explain.
         ...(signedIn && !userMayUseApp(signedIn.user, client) && { allowed: false as const }),

@@ -131,19 +131,21 @@ function redirectNoStore(reply: FastifyReply, url: string, status: 302 | 303): F
  */
 export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
   let formPostBox: Promise<SecretBox> | undefined;
+  /** The box that seals form_post responses for their page, loaded at first use. */
   const box = (): Promise<SecretBox> =>
     (formPostBox ??= loadFormPostBox(ctx.config.secretKey).catch((error: unknown) => {
       formPostBox = undefined;
       throw error;
     }));
+  authorizationRequestRoute(app, ctx);
+  formPostRoute(app, ctx, box);
+  pageCallRoute(app, ctx, box);
+};
 
-  /** The URL the page sends the browser to: the query response itself, or the page of a form_post one. */
-  const pageTarget = async (response: AuthorizationResponse): Promise<string> => {
-    if (response.responseMode === 'query') return responseUrl(response);
-    const sealed = sealResponse(await box(), response, ctx.clock.now());
-    return `${ctx.config.baseUrl}/v1/oauth2/authorize/form-post?${new URLSearchParams({ response: sealed })}`;
-  };
+type AuthorizeApp = Parameters<RoutePlugin>[0];
 
+/** `GET /v1/oauth2/authorize`: the app itself is answered, or the browser goes to the page. */
+function authorizationRequestRoute(app: AuthorizeApp, ctx: AppContext): void {
   app.get(
     '/v1/oauth2/authorize',
     { schema: { querystring: AuthorizeQuery, response: AuthorizeAnswers, security: OPTIONAL_SESSION } },
@@ -160,8 +162,10 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
       return redirectNoStore(reply, `${ctx.config.baseUrl}/#/auth${query}`, 302);
     },
   );
+}
 
-  // docs/interface.md#response-modes: the form_post response of the page's call, opened and posted.
+/** docs/interface.md#response-modes: the form_post response of the page's call, opened and posted. */
+function formPostRoute(app: AuthorizeApp, ctx: AppContext, box: () => Promise<SecretBox>): void {
   app.get(
     '/v1/oauth2/authorize/form-post',
     {
@@ -192,6 +196,19 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
         .send(EXPIRED_FORM_POST_PAGE);
     },
   );
+}
+
+/**
+ * `POST /v1/oauth2/authorize`: the page's call (JSON), which turns the user's decision into where the browser
+ * goes, or a form POST of the authorization request.
+ */
+function pageCallRoute(app: AuthorizeApp, ctx: AppContext, box: () => Promise<SecretBox>): void {
+  /** The URL the page sends the browser to: the query response itself, or the page of a form_post one. */
+  const pageTarget = async (response: AuthorizationResponse): Promise<string> => {
+    if (response.responseMode === 'query') return responseUrl(response);
+    const sealed = sealResponse(await box(), response, ctx.clock.now());
+    return `${ctx.config.baseUrl}/v1/oauth2/authorize/form-post?${new URLSearchParams({ response: sealed })}`;
+  };
 
   app.post(
     '/v1/oauth2/authorize',
@@ -241,4 +258,4 @@ export const authorizeRoutes: RoutePlugin = async (app, { ctx }) => {
       return ok({ redirect_to: await pageTarget(outcome.response) });
     },
   );
-};
+}

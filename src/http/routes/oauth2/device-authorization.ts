@@ -4,7 +4,7 @@ import { present } from '../../../oauth/parameters.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
 import { optional } from '../../schemas.js';
-import { CLIENT_CREDENTIAL_FIELDS, authenticateFormClient, clientFormRoute } from './form-body.js';
+import { CLIENT_CREDENTIAL_FIELDS, asClient, clientFormRoute } from './form-body.js';
 
 /**
  * RFC 8628 §3.1: `scope` and client authentication; unrecognized parameters are ignored (some clients send
@@ -33,18 +33,16 @@ export const deviceAuthorizationRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/device_authorization',
     clientFormRoute(DeviceAuthorizationBody, { 200: DeviceAuthorizationAnswer }),
-    async (request, reply) => {
-      const body = request.body;
-      // RFC 8628 §3.1: "The client authentication requirements of Section 3.2.1 of [RFC6749] apply".
-      const client = await authenticateFormClient(ctx, request, body);
+    // RFC 8628 §3.1: "The client authentication requirements of Section 3.2.1 of [RFC6749] apply".
+    asClient(ctx, async (client, request, reply) => {
       const answer = await startDeviceAuthorization(ctx, client, {
-        scope: present(body.scope),
+        scope: present(request.body.scope),
         ip: request.ip,
         userAgent: request.headers['user-agent'],
       });
       // The device code is a credential: never cached (as RFC 6749 §5.1 asks of token responses).
       reply.headers(NO_STORE_HEADERS);
       return answer;
-    },
+    }),
   );
 };

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { appIdentityView } from '../../../domain/apps.js';
 import { appTarget } from '../../../domain/audit.js';
 import type { CodeLookup } from '../../../domain/device-approvals.js';
 import type { DeviceDecisionView, DeviceRequestView } from '../../../shared/views.js';
@@ -59,9 +60,7 @@ export const deviceVerificationRoutes: RoutePlugin = async (app, { ctx }) => {
       if (lookup.kind !== 'found') return refuse(ctx, request, user.uin, lookup);
       const { request: device, app: client } = lookup;
       const view: DeviceRequestView = {
-        client_id: client.clientId,
-        name: client.name,
-        emoji: client.emoji,
+        ...appIdentityView(client),
         scope: device.scope,
         requested_at: new Date(device.createdAt).toISOString(),
         ip: device.ip,

@@ -50,11 +50,17 @@ export const TokenReferenceBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** The client authentication fields of a form body (CLIENT_CREDENTIAL_FIELDS). */
+interface ClientCredentials {
+  readonly client_id?: string | undefined;
+  readonly client_secret?: string | undefined;
+}
+
 /** Authenticates the client by HTTP Basic or by the form fields (never both). */
 export function authenticateFormClient(
   ctx: AppContext,
   request: FastifyRequest,
-  body: { client_id?: string | undefined; client_secret?: string | undefined },
+  body: ClientCredentials,
 ): Promise<ClientRecord> {
   return authenticatePresented(ctx, presentedFormClient(request, body));
 }
@@ -69,4 +75,17 @@ export function presentedFormClient(
     clientId: body.client_id,
     clientSecret: body.client_secret,
   });
+}
+
+/**
+ * The handler of a back-channel endpoint (revocation, introspection, device authorization): `handle` runs once
+ * the client is authenticated (RFC 7009 §2.1, RFC 7662 §2.1, RFC 8628 §3.1, each by RFC 6749 §2.3.1), and gets
+ * the client first.
+ */
+export function asClient<Request extends FastifyRequest<{ Body: ClientCredentials }>, Reply, Answer>(
+  ctx: AppContext,
+  handle: (client: ClientRecord, request: Request, reply: Reply) => Promise<Answer>,
+): (request: Request, reply: Reply) => Promise<Answer> {
+  return async (request, reply) =>
+    handle(await authenticateFormClient(ctx, request, request.body), request, reply);
 }

@@ -4,7 +4,7 @@ import { present } from '../../../oauth/parameters.js';
 import { tokenTypeHint } from '../../../oauth/revocation.js';
 import { NO_STORE_HEADERS } from '../../../oauth/tokens.js';
 import type { RoutePlugin } from '../../route-plugin.js';
-import { TokenReferenceBody, authenticateFormClient, clientFormRoute } from './form-body.js';
+import { TokenReferenceBody, asClient, clientFormRoute } from './form-body.js';
 
 /** RFC 7662 §2.2: `active`, and for an active token what it is (a service token has no `sub`). */
 const IntrospectionAnswer = Type.Object(
@@ -30,17 +30,12 @@ export const introspectRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/v1/oauth2/introspect',
     clientFormRoute(TokenReferenceBody, { 200: IntrospectionAnswer }),
-    async (request, reply) => {
-      const body = request.body;
-      const client = await authenticateFormClient(ctx, request, body);
-      const answer = await introspectToken(
-        ctx,
-        client,
-        present(body.token),
-        tokenTypeHint(present(body.token_type_hint)),
-      );
+    // RFC 7662 §2.1: the endpoint "MUST also require some form of authorization"; here, client authentication.
+    asClient(ctx, async (client, { body }, reply) => {
+      const hint = tokenTypeHint(present(body.token_type_hint));
+      const answer = await introspectToken(ctx, client, present(body.token), hint);
       reply.headers(NO_STORE_HEADERS);
       return answer;
-    },
+    }),
   );
 };
