@@ -2,9 +2,27 @@ import type { AdminUserView, UserView } from '../shared/views.js';
 import type { RoleGrant } from '../shared/roles.js';
 import type { UserRecord } from '../storage/store.js';
 
+/** How many creation instants `createdAtIso` remembers before it starts again. */
+const CREATED_AT_CACHE = 4096;
+const createdAtCache = new Map<number, string>();
+
+/**
+ * A user's creation instant as ISO 8601, remembered: user information answers it on every request, and a
+ * user's never changes (a `Date` and its formatting per request cost more than a look-up).
+ */
+export function createdAtIso(epochMs: number): string {
+  let iso = createdAtCache.get(epochMs);
+  if (iso === undefined) {
+    iso = new Date(epochMs).toISOString();
+    if (createdAtCache.size >= CREATED_AT_CACHE) createdAtCache.clear();
+    createdAtCache.set(epochMs, iso);
+  }
+  return iso;
+}
+
 /** The public view of a user, as every JSON answer shows it. */
 export function userView(user: Pick<UserRecord, 'uin' | 'userGroup' | 'createdAt'>): UserView {
-  return { uin: user.uin, user_group: user.userGroup, created_at: new Date(user.createdAt).toISOString() };
+  return { uin: user.uin, user_group: user.userGroup, created_at: createdAtIso(user.createdAt) };
 }
 
 const isoOrNull = (epochMs: number | null): string | null =>

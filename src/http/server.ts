@@ -5,7 +5,9 @@ import type { TrustProxy } from '../config/config.js';
 import { notFound } from './api-error.js';
 import { registerDatabaseOutage } from './database-outage.js';
 import { registerDirectoryOutage } from './directory-outage.js';
+import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics.js';
+import { registerResponseObservers } from './route-hooks.js';
 import { registerAccessLog } from './plugins/access-log.js';
 import { registerBodyParsers } from './plugins/body-parsers.js';
 import { registerConnectionDraining } from './plugins/connection-draining.js';
@@ -75,6 +77,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
           },
     // Fastify's own two lines per request would log the query string; access-log.ts logs one, without it.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's own logger is made when something logs through it (./lazy-child-logger.ts).
+    ...(options.logger === false ? {} : { childLoggerFactory: lazyChildLogger }),
     bodyLimit: 64 * 1024,
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: CONNECTION_TIMEOUT_MS,
@@ -109,8 +113,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerSecurityHeaders(app, ctx.config);
   registerCsrfCheck(app, ctx.config);
   registerNulCheck(app);
-  registerAccessLog(app);
-  const registry = registerMetrics(app);
+  const responses = registerResponseObservers(app);
+  registerAccessLog(app, responses);
+  const registry = registerMetrics(responses);
   app.setErrorHandler(errorHandler);
   registerNotFound(app);
 

@@ -522,6 +522,23 @@ describeOnDatabases('hardening', SUITE, (fixture) => {
       expect(await count()).toEqual(before.map((n) => n + 3));
     });
 
+    it('counts what no route matched as route "unmatched", and a HEAD once under its own method', async () => {
+      const count = async (): Promise<number[]> => {
+        const text = await (await server.fetch(`/metrics`)).text();
+        return [
+          /^campus_sso_http_requests_total\{method="GET",route="unmatched",status="404"\} (\d+)$/m,
+          /^campus_sso_http_request_duration_seconds_count\{route="unmatched"\} (\d+)$/m,
+          /^campus_sso_http_requests_total\{method="HEAD",route="\/healthz",status="200"\} (\d+)$/m,
+          /^campus_sso_http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)$/m,
+        ].map((pattern) => Number(pattern.exec(text)?.[1] ?? 0));
+      };
+      const before = await count();
+      for (let i = 0; i < 2; i++) await server.fetch(`/no/such/path`);
+      await server.fetch(`/healthz`, { method: 'HEAD' });
+      const [missed, timed, head, get] = before;
+      expect(await count()).toEqual([(missed ?? 0) + 2, (timed ?? 0) + 2, (head ?? 0) + 1, get]);
+    });
+
     it('never leaks query strings or tokens into metric labels', async () => {
       await server.fetch(`/v1/oauth2/app-info?client_id=SECRETSECRET1234&redirect_uri=x`);
       await server.fetch(`/no/such/SECRETPATH`);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { createdAtIso } from '../../../domain/user-views.js';
 import { requireActiveAccessToken } from '../../../oauth/bearer.js';
 import { InsufficientScope } from '../../../oauth/errors.js';
 import { profileClaims, releasesProfileClaims } from '../../../oauth/profile-claims.js';
@@ -59,7 +60,7 @@ export const userInfoRoutes: RoutePlugin = async (app, { ctx }) => {
       sub: String(user.uin),
       uin: user.uin,
       user_group: user.userGroup,
-      created_at: new Date(user.createdAt).toISOString(),
+      created_at: createdAtIso(user.createdAt),
     };
     // The token look-up reads no profile, so a token without profile scopes costs nothing more; one with
     // them reads the user by primary key.
