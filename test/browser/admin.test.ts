@@ -359,6 +359,7 @@ describe('Users panel', () => {
     await page.getByLabel('Password', { exact: true }).fill('second-password');
     await page.getByRole('dialog').getByRole('button', { name: 'Reset password' }).click();
     await page.getByText('The password of 4000001 was changed.').waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
     const login = await fetch(`${sso.baseUrl}/v1/account/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -310,6 +310,18 @@ export async function stopWorld(world: Partial<World>): Promise<void> {
 
 /** Picks an action from a Users row's **Actions** menu on `#/admin` (the row's actions live in that menu). */
 export async function userRowAction(page: Page, uin: number, action: string): Promise<void> {
-  await page.getByRole('button', { name: `Actions ${uin}`, exact: true }).click();
-  await page.getByRole('menu').getByRole('menuitem', { name: action, exact: true }).click();
+  const button = page.getByRole('button', { name: `Actions ${uin}`, exact: true });
+  const item = page.getByRole('menu').getByRole('menuitem', { name: action, exact: true });
+  // The list reloads after a change; a reload landing just after the click redraws the row and closes its
+  // menu. Open it again then (never toggle an open menu shut), as a person would.
+  for (let attempt = 1; ; attempt++) {
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+    try {
+      await item.waitFor({ timeout: 5_000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+  await item.click();
 }
