@@ -24,8 +24,6 @@ import { hasScope } from '../scopes.js';
 import { undeliveredExchanges } from '../undelivered-exchanges.js';
 import { answerAgain, exchangeKey, issuedTokens } from './authorization-code-retry.js';
 import type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
-
-export type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
 import {
   type IssuedTokens,
   mintAccessToken,
@@ -33,6 +31,8 @@ import {
   newFamilyId,
   type TokenGrant,
 } from '../tokens.js';
+
+export type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
 
 /** The code as presented, and its credentialKey (what the database knows it by). */
 interface PresentedCode {
