@@ -14,6 +14,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema.js';
+import { isSqliteBusy, whileBusy } from './sqlite-busy.js';
 import type { SqliteGate } from './transactions.js';
 import { TurnBatcher } from './turn-batcher.js';
 
@@ -236,9 +237,16 @@ export function preparedLookup<P extends readonly unknown[], R, V>(
     return { statement, named: rowBuilder(statement.columns().map((column) => column.name)) };
   };
   return async (...parameters) => {
-    prepared ??= prepare();
-    const values = prepared.statement.get(...parameters) as unknown[] | undefined;
-    return values && map(prepared.named(values) as R);
+    const { statement, named } = (prepared ??= prepare());
+    let values: unknown[] | undefined;
+    try {
+      values = statement.get(...parameters) as unknown[] | undefined;
+    } catch (error) {
+      // A read waits for a lock only in rare states (another process recovering the WAL): on a timer.
+      if (!isSqliteBusy(error)) throw error;
+      values = await whileBusy(() => statement.get(...parameters) as unknown[] | undefined);
+    }
+    return values && map(named(values) as R);
   };
 }
 

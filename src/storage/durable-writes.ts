@@ -4,6 +4,7 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import type { Connection } from './connection.js';
 import type { Database } from './schema.js';
+import { whileBusy } from './sqlite-busy.js';
 
 /**
  * Runs `queries` as one transaction that is on disk before it resolves: user and app changes (users.ts,
@@ -45,18 +46,21 @@ export async function writeDurably(
   // never starves the event loop, as better-sqlite3 alone would never yield).
   await new Promise((resolve) => setImmediate(resolve));
   // Kysely's one SQLite connection, held: no Kysely transaction is open on it while this runs.
-  return connection.db.connection().execute(async () => {
-    // better-sqlite3 is synchronous: from FULL to NORMAL nothing else runs, so exactly this commit is FULL.
-    database.pragma('synchronous = FULL');
-    try {
-      const write = database.transaction(() =>
-        queries.map((query) => database.prepare(query.sql).run(...query.parameters).changes),
-      );
-      return write.immediate();
-    } finally {
-      database.pragma('synchronous = NORMAL');
-    }
-  });
+  const write = database.transaction(() =>
+    queries.map((query) => database.prepare(query.sql).run(...query.parameters).changes),
+  );
+  return connection.db.connection().execute(() =>
+    // Tried again on a timer while another process holds the write lock (sqlite-busy.ts).
+    whileBusy(() => {
+      // better-sqlite3 is synchronous: from FULL to NORMAL nothing else runs, so exactly this commit is FULL.
+      database.pragma('synchronous = FULL');
+      try {
+        return write.immediate();
+      } finally {
+        database.pragma('synchronous = NORMAL');
+      }
+    }),
+  );
 }
 
 /** One write, run as `writeDurably` runs it; answers whether it changed a row. */

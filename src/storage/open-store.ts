@@ -45,7 +45,8 @@ function openSqlite(file: string): Store {
   // WAL lets readers run beside the writer; NORMAL sync is durable across process crashes in WAL mode.
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
+  // A lock another process holds is waited for on a timer, never asleep on the event loop (sqlite-busy.ts).
+  database.pragma('busy_timeout = 0');
   database.pragma('foreign_keys = ON');
   // Checkpoints run on a timer between requests (sqlite-checkpointer.ts), never inside a commit; the WAL
   // file is truncated back to 64 MiB after each one should a burst have grown it.

@@ -103,7 +103,8 @@ export class SqlStore implements Store {
   /**
    * See Store.transaction. On SQLite the commit is made at `synchronous = FULL`, as writeDurably's are
    * (connection.ts): set before BEGIN, since SQLite refuses to change it inside a transaction, while this
-   * holds the one connection, so it applies to this transaction alone.
+   * holds the one connection, so it applies to this transaction alone (or, while the BEGIN waits for another
+   * process's lock, sqlite-busy.ts, also to a batch that gets the lock first: never less durable).
    */
   async transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
     assertOutsideTransactionBody();

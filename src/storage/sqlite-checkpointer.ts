@@ -8,11 +8,14 @@
  * It runs on a worker thread, over a connection of its own: measured on the 2-core bench VM, one second of
  * code exchanges (≈ 2,000–3,000 WAL pages) took 32–69 ms to checkpoint, and on the main thread every request
  * in flight waited for it (the exchange rows' open-loop p99 of 40–50 ms). A PASSIVE checkpoint takes no lock
- * a writer needs, so the server's commits go on meanwhile. The worker costs a small V8 isolate; should it
+ * a writer needs (only the checkpoint lock and, while it copies, read mark 0, which a reader then passes by),
+ * so the server's commits go on meanwhile; and it never waits for one either (SQLite invokes no busy handler
+ * in PASSIVE mode; the worker's connection has none besides). The worker costs a small V8 isolate; should it
  * fail to start or die, the checkpoints fall back to the main thread.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
+import { LOCK_WAIT_MS } from './sqlite-busy.js';
 import { sqliteDriverPath } from './sqlite-driver.js';
 
 /**
@@ -22,7 +25,7 @@ import { sqliteDriverPath } from './sqlite-driver.js';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
-const database = new Database(workerData.file);
+const database = new Database(workerData.file, { timeout: 0 });
 const checkpoint = () => {
   try {
     database.pragma('wal_checkpoint(PASSIVE)');
@@ -100,6 +103,9 @@ export class SqliteCheckpointer {
     // Never inside a transaction of store.transaction (transactions.ts): the next tick checkpoints.
     if (this.database.inTransaction) return;
     try {
+      // The serving connection never sleeps for a lock (sqlite-busy.ts); the last checkpoint, at shutdown,
+      // waits for other processes' readers and writers as SQLite's busy handler does.
+      if (mode === 'TRUNCATE') this.database.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
       this.database.pragma(`wal_checkpoint(${mode})`);
     } catch {
       // Busy or closed: the next tick (or the next start) checkpoints; the WAL stays consistent meanwhile.

@@ -9,17 +9,21 @@
  * (connection.ts) run on better-sqlite3 directly, and would run inside whatever transaction is open. So every
  * transaction on the connection closes the `SqliteGate` (the driver below does it at BEGIN and opens it at
  * COMMIT or ROLLBACK), and those statements wait for it to open (forDialect, sqliteTransaction). Transactions
- * begin IMMEDIATE: they take the write lock at once rather than fail to upgrade a read lock later.
+ * begin IMMEDIATE: they take the write lock at once rather than fail to upgrade a read lock later. While
+ * another process holds that lock, the BEGIN, like any statement outside a transaction, is tried again on a
+ * timer (sqlite-busy.ts), with the gate open meanwhile.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type QueryResult,
   type Driver,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
+import { whileBusy } from './sqlite-busy.js';
 
 /** Thrown when the code inside a transaction uses the Store itself instead of the repositories it was given. */
 export class OutsideTransaction extends Error {
@@ -92,17 +96,26 @@ class GatedSqliteDriver extends SqliteDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     // The body of a transaction holds the connection: asking for it again would wait forever.
     assertOutsideTransactionBody();
-    return super.acquireConnection();
+    const connection = await super.acquireConnection();
+    const gate = this.gate;
+    return {
+      // Outside a transaction (the gate open) a statement that found the lock taken changed nothing.
+      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
+        gate.open ? whileBusy(() => connection.executeQuery<R>(query)) : connection.executeQuery<R>(query),
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    };
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    this.gate.close();
-    try {
-      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    } catch (error) {
-      this.gate.reopen();
-      throw error;
-    }
+    await whileBusy(async () => {
+      this.gate.close();
+      try {
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      } catch (error) {
+        this.gate.reopen();
+        throw error;
+      }
+    });
   }
 
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -13,6 +13,7 @@
  * Alone, a request waits only for the end of the current turn (`setImmediate`).
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { whileBusy } from './sqlite-busy.js';
 import type { SqliteGate } from './transactions.js';
 
 /**
@@ -50,7 +51,8 @@ export function isOneKeysFault(error: unknown): boolean {
 /**
  * A SQLite `LoadMany`: every key's `work` in one IMMEDIATE transaction, rolled back whole if any throws. It
  * waits while another transaction is open on the connection (`gate`, transactions.ts): it would be nested in
- * it, and undone with it after its callers were answered.
+ * it, and undone with it after its callers were answered. While another process holds the write lock, it
+ * tries again on a timer (sqlite-busy.ts).
  */
 export function sqliteTransaction<K, V>(
   database: BetterSqlite3.Database,
@@ -58,10 +60,11 @@ export function sqliteTransaction<K, V>(
   work: (key: K) => V,
 ): LoadMany<K, V> {
   const all = database.transaction((keys: readonly K[]) => keys.map(work));
-  return async (keys) => {
-    if (gate !== undefined && !gate.open) await gate.whenOpen();
-    return all.immediate(keys);
-  };
+  return (keys) =>
+    whileBusy(async () => {
+      if (gate !== undefined && !gate.open) await gate.whenOpen();
+      return all.immediate(keys);
+    });
 }
 
 export class TurnBatcher<K, V> {
