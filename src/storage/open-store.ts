@@ -35,6 +35,9 @@ class TransactionalDdlSqliteDialect extends GatedSqliteDialect {
   }
 }
 
+/** SQLite's page cache for the serving connection, in KiB (PRAGMA cache_size takes KiB when negative). */
+const SQLITE_PAGE_CACHE_KIB = 4096;
+
 function openSqlite(file: string): Store {
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
@@ -52,6 +55,11 @@ function openSqlite(file: string): Store {
   // file is truncated back to 64 MiB after each one should a burst have grown it.
   database.pragma('wal_autocheckpoint = 0');
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  // The page cache is held in the process's own memory: better-sqlite3's build defaults it to 16 MB, which
+  // the exchange rows of the bench fill (RSS minus V8's heap grew ~10 MB over them). The hot pages are few
+  // (time-ordered keys append at the right edge of the B-trees), and user information over a million
+  // tokens measured the same with 2 and 8 MiB (README, Performance); the OS caches the file's pages anyway.
+  database.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
   const checkpointer = new SqliteCheckpointer(database);
   // Transactions close the gate: the hand-written statements wait for it (transactions.ts).
   const gate = new SqliteGate();
