@@ -91,7 +91,7 @@ type ExpiringTable =
   | 'service_tokens';
 
 /** The tables of requests that wait for a decision: a `status` that moves on, and an `expires_at`. */
-type RequestTable = 'device_authorizations' | 'phone_sign_ins';
+export type RequestTable = 'device_authorizations' | 'phone_sign_ins';
 
 /**
  * What every repository of this folder is built on: the connection, the Kysely instance over it, and the
