@@ -5,17 +5,14 @@
 import { compactVerify, createLocalJWKSet, type JWK } from 'jose';
 import type { AppContext } from '../app-context.js';
 import { appendParameters } from '../domain/redirect-uris.js';
+import type { END_SESSION_PARAMETERS } from '../shared/logout.js';
 import type { LogoutRefusal } from '../shared/pages.js';
 import { publicJwks } from './signing-keys.js';
 
-/** The logout request's parameters (RP-Initiated Logout 1.0 §2), not yet validated. */
-export interface EndSessionParams {
-  readonly id_token_hint?: string | undefined;
-  readonly client_id?: string | undefined;
-  readonly post_logout_redirect_uri?: string | undefined;
-  readonly state?: string | undefined;
-  readonly ui_locales?: string | undefined;
-}
+/** The logout request's parameters (RP-Initiated Logout 1.0 §2), not yet validated: strings when sent. */
+export type EndSessionParams = {
+  readonly [P in (typeof END_SESSION_PARAMETERS)[number]]?: string | undefined;
+};
 
 /** What a valid id_token_hint says. */
 export interface IdTokenHint {

@@ -76,7 +76,6 @@ const findApp: HotPath<FindApp> = {
         select q.i, a.*
           from unnest($1::text[]) with ordinality as q(client_id, i)
           join apps a on a.client_id = q.client_id`,
-      parameters: (clientIds: readonly string[]) => [clientIds],
       map: toApp,
     });
   },
@@ -135,7 +134,6 @@ const findClient: HotPath<FindClient> = {
         select q.i, a.client_id, ${CLIENT_SETTINGS_COLUMNS}
           from unnest($1::text[]) with ordinality as q(client_id, i)
           join apps a on a.client_id = q.client_id`,
-      parameters: (clientIds: readonly string[]) => [clientIds],
       map: (row: ClientRow) => toClient(row, row.client_id),
     });
   },

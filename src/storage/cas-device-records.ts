@@ -26,44 +26,47 @@ export interface CasTicketRecord {
 /** docs/interface.md#sign-in-with-your-phone: waiting, approved by a phone, ended by a wrong pick, or used. */
 export type PhoneSignInStatus = 'pending' | 'approved' | 'failed' | 'used';
 
-/** A lab computer's request to be signed in by a phone, stored under the hashes of its id and secret. */
-export interface PhoneSignInRecord {
+/**
+ * What a phone sign-in and a device's request share: a device asks to be signed in, and waits until a
+ * signed-in user decides on their own screen, or until it expires. `S`: its statuses.
+ */
+export interface ApprovalRequest<S extends string> {
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly status: S;
+  /** Who decided, once decided. */
+  readonly uin: number | null;
+  /** The asking device's address and user agent, shown to the user asked to approve it (RFC 8628 §5.4). */
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+/**
+ * A lab computer's request to be signed in by a phone, stored under the hashes of its id and secret; the
+ * phone's user decides it.
+ */
+export interface PhoneSignInRecord extends ApprovalRequest<PhoneSignInStatus> {
   readonly idHash: string;
   readonly secretHash: string;
   readonly number: number;
   readonly choices: readonly number[];
-  readonly createdAt: number;
-  readonly expiresAt: number;
-  readonly status: PhoneSignInStatus;
-  /** The phone's user and how their session signed in, once approved. */
-  readonly uin: number | null;
+  /** How the phone's session signed in, once approved. */
   readonly amr: readonly string[] | null;
-  /** The computer's address and browser, shown on the phone. */
-  readonly ip: string | null;
-  readonly userAgent: string | null;
 }
 
 /** RFC 8628 §3: a device's request waits for the user's decision, then is approved or denied, once. */
 export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
 
 /** A device's request (RFC 8628 §3.1), stored under the keys of its two codes, never the codes. */
-export interface DeviceAuthorizationRecord {
+export interface DeviceAuthorizationRecord extends ApprovalRequest<DeviceAuthorizationStatus> {
   /** credentialKey of the device_code; an approval stores its authorization code under the same key. */
   readonly deviceCodeHash: string;
   /** SHA-256 hex of the normalized user code. */
   readonly userCodeHash: string;
   readonly clientId: string;
   readonly scope: string | null;
-  readonly createdAt: number;
-  readonly expiresAt: number;
   /** RFC 8628 §3.5: the current polling interval in seconds (grown by each slow_down). */
   readonly intervalS: number;
   readonly lastPolledAt: number | null;
-  readonly status: DeviceAuthorizationStatus;
-  /** Who decided, once decided. */
-  readonly uin: number | null;
   readonly decidedAt: number | null;
-  /** The device's address and user agent when it asked, shown to the user asked to approve it. */
-  readonly ip: string | null;
-  readonly userAgent: string | null;
 }

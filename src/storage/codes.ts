@@ -131,7 +131,6 @@ const codeWithGrantor: HotPath<FindWithGrantor> = {
           from unnest($1::text[]) with ordinality as q(code_hash, i)
           join authorization_codes c on c.code_hash = q.code_hash
           ${WITH_GRANTOR_JOIN}`,
-      parameters: (codeHashes: readonly string[]) => [codeHashes],
       map: toCodeWithGrantor,
     });
   },
@@ -180,13 +179,9 @@ const exchangeRead: HotPath<FindForExchange> = {
         select q.i, ${COLUMNS}
           from unnest($1::text[], $2::text[]) with ordinality as q(client_id, code_hash, i)
           ${JOINS}`,
-      parameters: (keys: readonly { codeHash: string; clientId: string }[]) => [
-        keys.map((key) => key.clientId),
-        keys.map((key) => key.codeHash),
-      ],
       map: toExchangeRead,
     });
-    return async (codeHash, clientId) => (await lookup({ codeHash, clientId })) ?? NOTHING;
+    return async (codeHash, clientId) => (await lookup(clientId, codeHash)) ?? NOTHING;
   },
 };
 

@@ -91,7 +91,7 @@ type ExpiringTable =
   | 'service_tokens';
 
 /** The tables of requests that wait for a decision: a `status` that moves on, and an `expires_at`. */
-type RequestTable = 'device_authorizations' | 'phone_sign_ins';
+export type RequestTable = 'device_authorizations' | 'phone_sign_ins';
 
 /**
  * What every repository of this folder is built on: the connection, the Kysely instance over it, and the
@@ -250,35 +250,33 @@ export function preparedLookup<P extends readonly unknown[], R, V>(
   };
 }
 
-export interface BatchedLookup<K, R, V> {
+export interface BatchedLookup<R, V> {
   /** The prepared statement's name. */
   readonly name: string;
-  /** A query over `unnest($1, …) with ordinality as q(…, i)` whose rows carry `q.i`. */
+  /** A query over `unnest($1, …) with ordinality as q(…, i)` ($n: each n-th parameter); rows carry `q.i`. */
   readonly text: string;
-  /** The statement's parameters: one array per key column. */
-  readonly parameters: (keys: readonly K[]) => unknown[];
   readonly map: (row: R) => V;
 }
 
 /**
- * A PostgreSQL look-up coalesced per turn: each key is answered by the mapped row numbered with its 1-based
- * position `i`, or undefined when none matched.
+ * A PostgreSQL look-up coalesced per turn, called as its SQLite twin (preparedLookup) is: each call is answered
+ * by the mapped row numbered with its 1-based position `i`, or undefined when none matched.
  */
-export function batchedLookup<K, R, V>(
+export function batchedLookup<P extends readonly unknown[], R, V>(
   pool: PostgresQuerier,
-  lookup: BatchedLookup<K, R, V>,
-): (key: K) => Promise<V | undefined> {
-  const batcher = new TurnBatcher<K, V | undefined>(async (keys) => {
+  lookup: BatchedLookup<R, V>,
+): (...parameters: P) => Promise<V | undefined> {
+  const batcher = new TurnBatcher<P, V | undefined>(async (calls) => {
     const { rows } = await pool.query<R & pg.QueryResultRow & { i: number }>({
       name: lookup.name,
       text: lookup.text,
-      values: lookup.parameters(keys),
+      values: (calls[0] ?? []).map((_, n) => calls.map((parameters) => parameters[n])),
     });
-    const values = new Array<V | undefined>(keys.length).fill(undefined);
+    const values = new Array<V | undefined>(calls.length).fill(undefined);
     for (const row of rows) values[Number(row.i) - 1] = lookup.map(row);
     return values;
   });
-  return (key) => batcher.load(key);
+  return (...parameters) => batcher.load(parameters);
 }
 
 /** Booleans are stored as 0/1 on both databases (schema.ts). */

@@ -1,11 +1,8 @@
 /** The device_authorizations table (RFC 8628): its queries and row mapper (docs/architecture.md#storage). */
+import { approvalRequestRow, toApprovalRequest } from './approval-request-rows.js';
 import { Repository, inserted, nullableNumber } from './connection.js';
 import type { Row } from './schema.js';
-import type {
-  DeviceAuthorizationRecord,
-  DeviceAuthorizationRepository,
-  DeviceAuthorizationStatus,
-} from './store.js';
+import type { DeviceAuthorizationRecord, DeviceAuthorizationRepository } from './store.js';
 
 function toDeviceAuthorization(row: Row<'device_authorizations'>): DeviceAuthorizationRecord {
   return {
@@ -13,15 +10,10 @@ function toDeviceAuthorization(row: Row<'device_authorizations'>): DeviceAuthori
     userCodeHash: row.user_code_hash,
     clientId: row.client_id,
     scope: row.scope,
-    createdAt: Number(row.created_at),
-    expiresAt: Number(row.expires_at),
     intervalS: Number(row.interval_s),
     lastPolledAt: nullableNumber(row.last_polled_at),
-    status: row.status as DeviceAuthorizationStatus,
-    uin: nullableNumber(row.uin),
     decidedAt: nullableNumber(row.decided_at),
-    ip: row.ip,
-    userAgent: row.user_agent,
+    ...toApprovalRequest<DeviceAuthorizationRecord>(row),
   };
 }
 
@@ -31,15 +23,10 @@ function deviceAuthorizationRow(request: DeviceAuthorizationRecord): Row<'device
     user_code_hash: request.userCodeHash,
     client_id: request.clientId,
     scope: request.scope,
-    created_at: request.createdAt,
-    expires_at: request.expiresAt,
     interval_s: request.intervalS,
     last_polled_at: request.lastPolledAt,
-    status: request.status,
-    uin: request.uin,
     decided_at: request.decidedAt,
-    ip: request.ip,
-    user_agent: request.userAgent,
+    ...approvalRequestRow(request),
   };
 }
 

@@ -1,8 +1,9 @@
 /** The phone_sign_ins table: its queries and row mapper (docs/architecture.md#storage). */
-import { Repository, nullableNumber } from './connection.js';
+import { approvalRequestRow, toApprovalRequest } from './approval-request-rows.js';
+import { Repository } from './connection.js';
 import type { Row } from './schema.js';
 import { joinAmr, splitAmr } from './sessions.js';
-import type { PhoneSignInRecord, PhoneSignInRepository, PhoneSignInStatus } from './store.js';
+import type { PhoneSignInRecord, PhoneSignInRepository } from './store.js';
 
 function toPhoneSignIn(row: Row<'phone_sign_ins'>): PhoneSignInRecord {
   return {
@@ -10,13 +11,8 @@ function toPhoneSignIn(row: Row<'phone_sign_ins'>): PhoneSignInRecord {
     secretHash: row.secret_hash,
     number: Number(row.number),
     choices: row.choices.split(',').map(Number),
-    createdAt: Number(row.created_at),
-    expiresAt: Number(row.expires_at),
-    status: row.status as PhoneSignInStatus,
-    uin: nullableNumber(row.uin),
     amr: splitAmr(row.amr),
-    ip: row.ip,
-    userAgent: row.user_agent,
+    ...toApprovalRequest<PhoneSignInRecord>(row),
   };
 }
 
@@ -26,13 +22,8 @@ function phoneSignInRow(request: PhoneSignInRecord): Row<'phone_sign_ins'> {
     secret_hash: request.secretHash,
     number: request.number,
     choices: request.choices.join(','),
-    created_at: request.createdAt,
-    expires_at: request.expiresAt,
-    status: request.status,
-    uin: request.uin,
     amr: joinAmr(request.amr),
-    ip: request.ip,
-    user_agent: request.userAgent,
+    ...approvalRequestRow(request),
   };
 }
 

@@ -10,15 +10,19 @@ import type {
   ServiceTokenRepository,
 } from './service-token-records.js';
 
-function toServiceToken(row: Row<'service_tokens'>): ServiceTokenRecord {
+/** What a token grants, without its state: `find` answers it with `revoked`, `findActive` without. */
+function toGrant(row: Omit<Row<'service_tokens'>, 'revoked'>): ActiveServiceToken['token'] {
   return {
     tokenHash: row.token_hash,
     clientId: row.client_id,
     scope: row.scope,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
-    revoked: row.revoked === 1,
   };
+}
+
+function toServiceToken(row: Row<'service_tokens'>): ServiceTokenRecord {
+  return { ...toGrant(row), revoked: row.revoked === 1 };
 }
 
 function serviceTokenRow(token: ServiceTokenRecord): Row<'service_tokens'> {
@@ -53,16 +57,7 @@ export class ServiceTokens extends Repository implements ServiceTokenRepository 
       .where('a.client_credentials', '=', 1)
       .executeTakeFirst();
     if (!row) return undefined;
-    return {
-      token: {
-        tokenHash: row.token_hash,
-        clientId: row.client_id,
-        scope: row.scope,
-        createdAt: Number(row.created_at),
-        expiresAt: Number(row.expires_at),
-      },
-      allowedScopes: parseList(row.allowed_scopes),
-    };
+    return { token: toGrant(row), allowedScopes: parseList(row.allowed_scopes) };
   }
 
   revoke(tokenHash: string): Promise<void> {

@@ -43,20 +43,15 @@ const activeOwner: HotPath<FindActiveOwner> = {
   },
   postgres(pool) {
     // Many tokens, each checked at its own `now`.
-    const lookup = batchedLookup(pool, {
+    return batchedLookup(pool, {
       name: 'campus_sso_find_active_owners',
       text: `
         select q.i, ${ACTIVE_OWNER_COLUMNS}
           from unnest($1::text[], $2::bigint[]) with ordinality as q(token_hash, now, i)
           join access_tokens t on t.token_hash = q.token_hash ${OWNER_JOINS}
          where ${isActiveAt('q.now')}`,
-      parameters: (keys: readonly { tokenHash: string; now: number }[]) => [
-        keys.map((key) => key.tokenHash),
-        keys.map((key) => key.now),
-      ],
       map: toActiveTokenOwner,
     });
-    return (tokenHash, now) => lookup({ tokenHash, now });
   },
 };
 

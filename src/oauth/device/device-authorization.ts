@@ -13,7 +13,7 @@ import { formatUserCode, newUserCode, userCodeKey } from './user-code.js';
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** RFC 8628 §3.2 interval: "If no value is provided, clients MUST use 5 as the default." We say 5. */
-export const DEVICE_POLL_INTERVAL_S = 5;
+const DEVICE_POLL_INTERVAL_S = 5;
 
 /** RFC 8628 §3.2: the device authorization response. */
 export interface DeviceAuthorizationResponse {

@@ -6,6 +6,7 @@ import { InsufficientScope } from '../../../oauth/errors.js';
 import { profileClaims, releasesProfileClaims } from '../../../oauth/profile-claims.js';
 import { hasScope } from '../../../oauth/scopes.js';
 import type { RoutePlugin } from '../../route-plugin.js';
+import { optional } from '../../schemas.js';
 import { BEARER } from '../../openapi/security.js';
 
 const UserInfoResponse = Type.Object(
@@ -14,9 +15,7 @@ const UserInfoResponse = Type.Object(
     uin: Type.Integer(),
     user_group: Type.String(),
     created_at: Type.String(),
-    name: Type.Optional(Type.String()),
-    preferred_username: Type.Optional(Type.String()),
-    email: Type.Optional(Type.String()),
+    ...optional(Type.String(), 'name', 'preferred_username', 'email'),
     email_verified: Type.Optional(Type.Boolean()),
     groups: Type.Optional(Type.Array(Type.String())),
   },
