@@ -6,7 +6,8 @@
  * `find`, the whole app, is one too. Writes are on disk before they are answered (`writeDurably`).
  */
 import type { HotPath } from './connection.js';
-import { Repository, batchedLookup, bit, forDialect, parseList, preparedLookup } from './connection.js';
+import { Repository, bit, forDialect, parseList } from './connection.js';
+import { batchedLookup, preparedLookup } from './hot-path-statements.js';
 import { writeDurably, writeOneDurably } from './durable-writes.js';
 import type { Database, Row } from './schema.js';
 import type { AppRecord, AppRepository, ClientRecord } from './store.js';

@@ -4,7 +4,7 @@
  * SQLite they share one transaction (turn-batcher.ts). Used by tokens.ts (`Tokens.redeemCode`).
  */
 import type { HotPath } from './connection.js';
-import { prepareOnFirstUse } from './connection.js';
+import { prepareOnFirstUse } from './hot-path-statements.js';
 import {
   ACCESS_TOKEN_COLUMNS,
   type AccessTokenRow,

@@ -7,14 +7,8 @@
  */
 import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { HotPath } from './connection.js';
-import {
-  Repository,
-  batchedLookup,
-  forDialect,
-  nullableNumber,
-  parseList,
-  preparedLookup,
-} from './connection.js';
+import { Repository, forDialect, nullableNumber, parseList } from './connection.js';
+import { batchedLookup, preparedLookup } from './hot-path-statements.js';
 import type { Database, Row } from './schema.js';
 import type {
   AuthorizationCodeRecord,

@@ -7,7 +7,8 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, batchedLookup, changed, forDialect, preparedLookup } from './connection.js';
+import { Repository, changed, forDialect } from './connection.js';
+import { batchedLookup, preparedLookup } from './hot-path-statements.js';
 import type { Database } from './schema.js';
 import type { AccessTokenRecord, ActiveTokenOwner, RefreshTokenRecord, TokenRepository } from './store.js';
 import {

@@ -5,7 +5,8 @@
  */
 import { sql } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, bit, forDialect, nullableNumber, parseList, preparedLookup } from './connection.js';
+import { Repository, bit, forDialect, nullableNumber, parseList } from './connection.js';
+import { preparedLookup } from './hot-path-statements.js';
 import { writeOneDurably } from './durable-writes.js';
 import type { Database, Row } from './schema.js';
 import { inScope } from './roles.js';
