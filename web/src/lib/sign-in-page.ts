@@ -39,7 +39,7 @@ export function useSignInPage<Own extends string>(options: {
   /** Runs when the page mounts, and again on Retry. */
   start: () => Promise<void>;
   /** Names the tab for the page's own steps (the sign-in form is named here). */
-  nameTab: (step: Own) => void;
+  nameTab: (step: SharedSignInStep | Own) => void;
   /** Said besides the sign-in form following, when the user signed out here. */
   onSignedOut?: () => void;
 }): SignInPage<Own> {
@@ -77,7 +77,7 @@ export function useSignInPage<Own extends string>(options: {
 
   useStepFocus<SharedSignInStep | Own>(step, ['loading', 'redirecting'], (now) => {
     if (now === 'login') setPageTitle('titles.signIn');
-    else options.nameTab(now as Own);
+    else options.nameTab(now);
   });
   onMounted(options.start);
 
