@@ -1,0 +1,59 @@
+/**
+ * What every form dialog (add a user, add or edit an app, reset a password, edit a profile) keeps: whether
+ * Save has been pressed (a field's problem shows from then on), the try in flight and its failure
+ * (`useSubmit`), and a fresh start each time the dialog opens. FormDialog takes the `form` half.
+ */
+import { ref, watch, type Ref } from 'vue';
+import { focusFirstInvalid } from './focus';
+import { useSubmit, type Sending } from './submit';
+
+/** What FormDialog needs: the try's state, and what its Save button does with the dialog's <form>. */
+export interface DialogForm {
+  readonly sending: Sending;
+  readonly save: (formEl: HTMLFormElement | null) => Promise<void>;
+}
+
+export interface DialogFormOptions<T> {
+  /**
+   * What the dialog is open for (the user it edits; `true` for a dialog about nothing in particular), false
+   * or null while it is closed. Each opening calls `reset` with it, and clears the problems and the failure.
+   */
+  readonly openFor: () => T | false | null;
+  readonly reset: (subject: T) => void;
+  /** False while a field has a problem: Save then sends nothing. */
+  readonly valid: () => boolean;
+  /** A Save refused for a problem focuses the first field marked invalid (its error is then read out). */
+  readonly focusInvalid?: boolean;
+  readonly send: (subject: T) => Promise<unknown>;
+  /** Says in words why `send` failed. */
+  readonly describe: (error: unknown) => string;
+}
+
+export function useDialogForm<T>(options: DialogFormOptions<T>): {
+  submitted: Ref<boolean>;
+  form: DialogForm;
+} {
+  const submitted = ref(false);
+  const { sending, submit } = useSubmit();
+
+  watch(
+    options.openFor,
+    (subject) => {
+      if (!subject) return;
+      options.reset(subject);
+      submitted.value = false;
+      sending.failure = '';
+    },
+    { immediate: true },
+  );
+
+  async function save(formEl: HTMLFormElement | null): Promise<void> {
+    submitted.value = true;
+    sending.failure = '';
+    const subject = options.openFor();
+    if (subject && options.valid()) await submit(() => options.send(subject), options.describe);
+    else if (options.focusInvalid) await focusFirstInvalid(formEl);
+  }
+
+  return { submitted, form: { sending, save } };
+}
