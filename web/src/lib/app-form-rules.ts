@@ -15,6 +15,11 @@ export function redirectUriProblems(uris: readonly string[], t: ComposerTranslat
   });
 }
 
+/** The CAS service URLs typed one per line: as typed, blank lines aside (the server says why one is not canonical). */
+export function casServiceLines(text: string): string[] {
+  return text.split('\n').filter((line) => line.trim() !== '');
+}
+
 /** The first problem of the CAS service list, naming its line; '' when fine. */
 export function casServicesProblem(services: readonly string[], max: number, t: ComposerTranslation): string {
   if (services.length > max) return t('cas.servicesTooMany');
