@@ -8,6 +8,7 @@ import { useI18n } from 'vue-i18n';
 import { api, ApiError, EnvelopeCode, type AdminUserView, type UserGroup } from '../api';
 import { message } from '../feedback';
 import { useConfirm } from './confirm';
+import { useDisableToggle } from './disable-toggle';
 import { describeError } from './errors';
 
 export function useUserRowActions(replace: (user: AdminUserView) => void) {
@@ -52,27 +53,13 @@ export function useUserRowActions(replace: (user: AdminUserView) => void) {
     });
   }
 
-  async function setDisabled(user: AdminUserView, disabled: boolean): Promise<void> {
-    try {
-      replace((await api.updateUser(user.uin, { disabled })).user);
-      message.success(t(disabled ? 'users.disabledMsg' : 'users.enabledMsg', { uin: user.uin }));
-    } catch (error) {
-      message.error(explain(error));
-    }
-  }
-
-  function toggleDisabled(user: AdminUserView): void {
-    if (user.disabled) {
-      void setDisabled(user, false);
-      return;
-    }
-    confirmAct({
-      title: t('users.disableTitle', { uin: user.uin }),
-      content: t('users.disableBody'),
-      confirm: t('common.disable'),
-      act: () => setDisabled(user, true),
-    });
-  }
+  const toggleDisabled = useDisableToggle<AdminUserView>({
+    update: async (user, disabled) => (await api.updateUser(user.uin, { disabled })).user,
+    replace,
+    ask: (user) => ({ title: t('users.disableTitle', { uin: user.uin }), content: t('users.disableBody') }),
+    done: (user, disabled) => t(disabled ? 'users.disabledMsg' : 'users.enabledMsg', { uin: user.uin }),
+    explain,
+  });
 
   /** For someone who lost their phone or passkey: every second factor goes, confirmed first (audited). */
   function removeSecondFactors(user: AdminUserView): void {
