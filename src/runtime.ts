@@ -182,7 +182,7 @@ export async function startServer(
   options: { logger?: boolean } = {},
 ): Promise<RunningServer> {
   if (config.database.kind === 'sqlite') assertDatabaseIntact(config.database.file);
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   const ctx = createAppContext(config, store, systemClock);
   const gate = new StartupGate();
   const logoutDeliveries = new LogoutDeliveryWorker(ctx);

@@ -37,7 +37,7 @@ export async function checkCommand(config: Config, out: Output): Promise<boolean
 
   if (config.database.kind === 'sqlite' && !checkSqliteFile(config.database.file, report)) return false;
 
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   try {
     const ctx = createAppContext(config, store, systemClock);
     let pending: string[];

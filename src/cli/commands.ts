@@ -71,7 +71,7 @@ export async function serve(config: Config): Promise<void> {
 }
 
 export async function migrate(config: Config, out: Output): Promise<void> {
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   try {
     const applied = await store.migrate();
     out(JSON.stringify({ applied }));

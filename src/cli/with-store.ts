@@ -7,7 +7,7 @@ import type { Store } from '../storage/store.js';
 
 /** Runs `run` on the migrated database, and closes it however `run` ends. */
 export async function withStore<T>(config: Config, run: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   try {
     await store.migrate();
     return await run(store);

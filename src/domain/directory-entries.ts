@@ -3,8 +3,8 @@
  * values escaped (RFC 4515 §3), a person's uin, name, email and group tags read from an entry.
  */
 import type { Entry } from 'ldapts';
-import { Filter, InappropriateAuthError, InvalidCredentialsError, UnwillingToPerformError } from 'ldapts';
 import type { LdapConfig } from '../config/ldap.js';
+import type { LdapLibrary } from './ldap-library.js';
 import { GROUP_TAG, MAX_GROUPS, MAX_NAME_LENGTH, emailProblem } from '../shared/people.js';
 import { isValidUin } from '../shared/users.js';
 
@@ -36,14 +36,12 @@ export interface DirectoryListing {
   readonly skipped: readonly SkippedEntry[];
 }
 
-/** RFC 4515 §3: `*`, `(`, `)`, `\` and NUL written as `\XX` in a filter's value. */
-export function escapeFilterValue(value: string): string {
-  return Filter.escape(value);
-}
-
-/** The user filter with the uin in it, escaped (the uin is digits, but the rule is the rule). */
-export function userFilterFor(template: string, uin: number | string): string {
-  return template.split('{uin}').join(escapeFilterValue(String(uin)));
+/**
+ * The user filter with the uin in it, escaped (the uin is digits, but the rule is the rule): RFC 4515 §3,
+ * `*`, `(`, `)`, `\` and NUL written as `\XX` in a filter's value.
+ */
+export function userFilterFor(ldap: LdapLibrary, template: string, uin: number | string): string {
+  return template.split('{uin}').join(ldap.Filter.escape(String(uin)));
 }
 
 /**
@@ -139,10 +137,10 @@ export function personOf(entry: Entry, config: LdapConfig): DirectoryPerson | Sk
 export const isPerson = (item: DirectoryPerson | SkippedEntry): item is DirectoryPerson => 'uin' in item;
 
 /** What a person's own bind answers when the password is not accepted (wrong, expired, locked, disabled). */
-export function isRefusedBind(error: unknown): boolean {
+export function isRefusedBind(ldap: LdapLibrary, error: unknown): boolean {
   return (
-    error instanceof InvalidCredentialsError ||
-    error instanceof InappropriateAuthError ||
-    error instanceof UnwillingToPerformError
+    error instanceof ldap.InvalidCredentialsError ||
+    error instanceof ldap.InappropriateAuthError ||
+    error instanceof ldap.UnwillingToPerformError
   );
 }

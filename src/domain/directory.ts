@@ -9,7 +9,7 @@
  */
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { Client, type Entry, InvalidCredentialsError, SizeLimitExceededError } from 'ldapts';
+import type { Client, Entry } from 'ldapts';
 import type { LdapConfig } from '../config/ldap.js';
 import {
   type DirectoryPerson,
@@ -22,6 +22,7 @@ import {
   isPerson,
   isRefusedBind,
 } from './directory-entries.js';
+import { type LdapLibrary, loadLdapLibrary } from './ldap-library.js';
 export type {
   DirectoryPerson,
   DirectorySignIn,
@@ -67,13 +68,13 @@ export class Directory {
    * asked.
    */
   async signIn(uin: number, password: string): Promise<DirectorySignIn> {
-    return this.session(async (client) => {
-      const person = await this.find(client, uin);
+    return this.session(async (client, ldap) => {
+      const person = await this.find(client, ldap, uin);
       if (person === undefined || password === '') return { outcome: 'refused' };
       try {
         await client.bind(person.dn, password);
       } catch (error) {
-        if (isRefusedBind(error)) return { outcome: 'refused' };
+        if (isRefusedBind(ldap, error)) return { outcome: 'refused' };
         throw error;
       }
       return { outcome: 'accepted', person };
@@ -86,8 +87,8 @@ export class Directory {
    * (docs/security.md#the-schools-directory). Never binds: a local user's password is not the directory's.
    */
   async lookUpOnly(uin: number): Promise<void> {
-    await this.session(async (client) => {
-      await this.find(client, uin);
+    await this.session(async (client, ldap) => {
+      await this.find(client, ldap, uin);
     });
   }
 
@@ -122,18 +123,18 @@ export class Directory {
     }, 0);
   }
 
-  private async find(client: Client, uin: number): Promise<DirectoryPerson | undefined> {
+  private async find(client: Client, ldap: LdapLibrary, uin: number): Promise<DirectoryPerson | undefined> {
     let searchEntries: Entry[];
     try {
       ({ searchEntries } = await client.search(this.config.userBase, {
         scope: 'sub',
-        filter: userFilterFor(this.config.userFilter, uin),
+        filter: userFilterFor(ldap, this.config.userFilter, uin),
         attributes: this.attributes,
         sizeLimit: 2,
       }));
     } catch (error) {
       // More entries than the two asked for: the directory answered, and it is ambiguous.
-      if (error instanceof SizeLimitExceededError) return undefined;
+      if (error instanceof ldap.SizeLimitExceededError) return undefined;
       throw error;
     }
     // More than one entry for a uin is the directory's mistake: nobody signs in as either.
@@ -147,9 +148,10 @@ export class Directory {
    * whole of it (LDAP_TIMEOUT_MS for a sign-in; the sync's long listing has only the per-operation timeout).
    */
   private async session<T>(
-    work: (client: Client) => Promise<T>,
+    work: (client: Client, ldap: LdapLibrary) => Promise<T>,
     deadlineMs = this.config.timeoutMs,
   ): Promise<T> {
+    const ldap = await loadLdapLibrary();
     const { url, ca, timeoutMs, startTls } = this.config;
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     const tlsOptions: ConnectionOptions = {
@@ -159,7 +161,7 @@ export class Directory {
       minVersion: 'TLSv1.2',
     };
     // tlsOptions go to the constructor for ldaps:// only: given there for ldap://, ldapts's StartTLS fails.
-    const client = new Client({
+    const client = new ldap.Client({
       url,
       timeout: timeoutMs,
       connectTimeout: timeoutMs,
@@ -182,13 +184,13 @@ export class Directory {
         if (startTls) await client.startTLS({ ...tlsOptions });
         await client.bind(this.config.bindDn, this.config.bindPassword);
       } catch (error) {
-        throw new DirectoryUnavailable(`${url}: ${describe(error)}`, error);
+        throw new DirectoryUnavailable(`${url}: ${describe(ldap, error)}`, error);
       }
       try {
-        return await work(client);
+        return await work(client, ldap);
       } catch (error) {
         if (error instanceof DirectoryUnavailable) throw error;
-        throw new DirectoryUnavailable(`${url}: ${describe(error)}`, error);
+        throw new DirectoryUnavailable(`${url}: ${describe(ldap, error)}`, error);
       }
     };
     const running = run();
@@ -209,8 +211,8 @@ export class Directory {
 }
 
 /** An error in one line, without anything secret (ldapts' messages carry no credentials). */
-function describe(error: unknown): string {
-  if (error instanceof InvalidCredentialsError)
+function describe(ldap: LdapLibrary, error: unknown): string {
+  if (error instanceof ldap.InvalidCredentialsError)
     return 'the bind DN or its password was refused (LDAP_BIND_DN, LDAP_BIND_PASSWORD_FILE)';
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);

@@ -41,7 +41,7 @@ const cli = (args: string[], input = '', env: Record<string, string> = {}): Prom
 /** Runs `fn` with an application context opened on the test database (as the server would see it). */
 async function withContext<T>(fn: (ctx: ReturnType<typeof createAppContext>) => Promise<T>): Promise<T> {
   const config = loadConfig({ DATABASE_URL: databaseUrl });
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   try {
     return await fn(createAppContext(config, store, systemClock));
   } finally {

@@ -31,7 +31,7 @@ const cli = (args: string[], input = ''): Promise<CliResult> =>
 
 async function storedRoles(uin: number): Promise<unknown> {
   const config = loadConfig({ DATABASE_URL: databaseUrl });
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   try {
     return await rolesOf(createAppContext(config, store, systemClock), uin);
   } finally {

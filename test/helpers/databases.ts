@@ -65,7 +65,7 @@ export async function openFreshStore(database: DatabaseKind): Promise<OpenedStor
     const dir = mkdtempSync(join(tmpdir(), 'campus-sso-store-'));
     const file = join(dir, 'store.sqlite');
     const url = `sqlite:${file}`;
-    const store = openStore({ kind: 'sqlite', file, url });
+    const store = await openStore({ kind: 'sqlite', file, url });
     return {
       store,
       url,
@@ -76,7 +76,7 @@ export async function openFreshStore(database: DatabaseKind): Promise<OpenedStor
     };
   }
   const schema = await freshPostgresSchema();
-  const store = openStore({ kind: 'postgres', url: schema.url });
+  const store = await openStore({ kind: 'postgres', url: schema.url });
   return {
     store,
     url: schema.url,

@@ -158,7 +158,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...testDefaults(databaseUrl),
     ...options.env,
   });
-  const store = openStore(provisional.database);
+  const store = await openStore(provisional.database);
   const transport = options.transport ?? 'socket';
   const host = options.baseUrlHost ?? '127.0.0.1';
   let socket: Server | undefined;

@@ -103,7 +103,7 @@ describeOnDatabases('id_token signing keys', SUITE, ({ database, server, client,
         SECRET_KEY: 'another-secret-key-that-is-long-enough-0000',
         LOG_LEVEL: 'silent',
       });
-      const store = openStore(config.database);
+      const store = await openStore(config.database);
       try {
         await expect(prepareSigningKeys(createAppContext(config, store, clock))).rejects.toThrow(
           /cannot decrypt the id_token signing key .*SECRET_KEY/,

@@ -183,7 +183,7 @@ describeEachDatabase('Store', (database) => {
     if (database === 'postgres') {
       it('is safe when two instances migrate the same database at once', async () => {
         const fresh = await openFreshStore(database);
-        const second = openStore({ kind: 'postgres', url: fresh.url });
+        const second = await openStore({ kind: 'postgres', url: fresh.url });
         try {
           const [a, b] = await Promise.all([fresh.store.migrate(), second.migrate()]);
           expect([...a, ...b].sort()).toEqual(ALL_MIGRATIONS);

@@ -356,10 +356,10 @@ describeEachDatabase(
       const target = new URL(TEST_DATABASE_URL);
       proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
       schema = await freshPostgresSchema();
-      direct = openStore({ kind: 'postgres', url: schema.url });
+      direct = await openStore({ kind: 'postgres', url: schema.url });
       await direct.migrate();
       await addApp(direct);
-      routed = openStore({ kind: 'postgres', url: proxy.route(schema.url) });
+      routed = await openStore({ kind: 'postgres', url: proxy.route(schema.url) });
     });
     afterEach(async () => {
       proxy.restore();

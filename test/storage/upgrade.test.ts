@@ -444,7 +444,7 @@ describeEachDatabase('upgrades', (database) => {
           ? { kind: 'sqlite', file: url.slice('sqlite:'.length), url }
           : { kind: 'postgres', url },
       );
-    const first = store();
+    const first = await store();
     try {
       await expect(first.migrate()).rejects.toThrow(/passkeys_uin/);
     } finally {
@@ -455,7 +455,7 @@ describeEachDatabase('upgrades', (database) => {
 
     await inTheWay('drop index passkeys_uin');
     expect(await shape(url)).toEqual(before);
-    const second = store();
+    const second = await store();
     try {
       expect(await second.migrate()).toEqual(
         ALL_MIGRATIONS.filter((name) => name !== '0001-initial' && name !== '0003-sessions-logout'),
@@ -492,7 +492,7 @@ describeEachDatabase('upgrades', (database) => {
   describe('the current build', () => {
     it('migrates a fresh database to the same schema twice over (the second time a no-op)', async () => {
       restored = await emptyDatabase(database);
-      const store = openStore(
+      const store = await openStore(
         database === 'sqlite'
           ? { kind: 'sqlite', file: restored.url.slice('sqlite:'.length), url: restored.url }
           : { kind: 'postgres', url: restored.url },
