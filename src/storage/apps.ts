@@ -9,7 +9,7 @@ import type { HotPath } from './connection.js';
 import { Repository, forDialect, parseList } from './connection.js';
 import { columns } from './columns.js';
 import { batchedLookup, preparedLookup } from './hot-path-statements.js';
-import { writeDurably, writeOneDurably } from './durable-writes.js';
+import { insertDurablyIfAbsent, updateDurably, writeDurably } from './durable-writes.js';
 import type { Row } from './schema.js';
 import type { AppRecord, AppRepository, ClientRecord } from './store.js';
 
@@ -145,18 +145,11 @@ export class Apps extends Repository implements AppRepository {
   readonly findClient = forDialect(this.connection, findClient);
 
   insert(app: AppRecord): Promise<boolean> {
-    const query = this.db
-      .insertInto('apps')
-      .values(appRow(app))
-      .onConflict((oc) => oc.column('client_id').doNothing());
-    return writeOneDurably(this.connection, query);
+    return insertDurablyIfAbsent(this.connection, 'apps', 'client_id', appRow(app));
   }
 
-  async update(clientId: string, changes: AppChanges): Promise<boolean> {
-    const set = columns(changes);
-    if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
-    const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
-    return writeOneDurably(this.connection, query);
+  update(clientId: string, changes: AppChanges): Promise<boolean> {
+    return updateDurably(this.connection, 'apps', 'client_id', clientId, columns(changes));
   }
 
   /** Deletes the app with everything issued to it, in one transaction. */

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { HotPath } from './connection.js';
 import { Repository, forDialect, nullableNumber, parseList } from './connection.js';
 import { preparedLookup } from './hot-path-statements.js';
-import { writeOneDurably } from './durable-writes.js';
+import { insertDurablyIfAbsent, updateDurably } from './durable-writes.js';
 import { columns } from './columns.js';
 import type { Row } from './schema.js';
 import { inScope } from './roles.js';
@@ -77,18 +77,11 @@ export class Users extends Repository implements UserRepository {
   readonly find = forDialect(this.connection, findUser);
 
   insert(user: NewUserRecord): Promise<boolean> {
-    const query = this.db
-      .insertInto('users')
-      .values(newUserRow(user))
-      .onConflict((oc) => oc.column('uin').doNothing());
-    return writeOneDurably(this.connection, query);
+    return insertDurablyIfAbsent(this.connection, 'users', 'uin', newUserRow(user));
   }
 
-  async update(uin: number, changes: UserUpdate): Promise<boolean> {
-    const set = columns(changes);
-    if (Object.keys(set).length === 0) return (await this.find(uin)) !== undefined;
-    const query = this.db.updateTable('users').set(set).where('uin', '=', uin);
-    return writeOneDurably(this.connection, query);
+  update(uin: number, changes: UserUpdate): Promise<boolean> {
+    return updateDurably(this.connection, 'users', 'uin', uin, columns(changes));
   }
 
   async list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
