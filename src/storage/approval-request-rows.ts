@@ -1,6 +1,7 @@
 /**
  * The columns every approval request table has (connection.ts RequestTable: device_authorizations,
- * phone_sign_ins), mapped to and from ApprovalRequest; each table's module maps its own columns beside these.
+ * phone_sign_ins), mapped to ApprovalRequest; each table's module maps its own columns beside these (and
+ * stores a request by the rule of columns.ts).
  */
 import { type RequestTable, nullableNumber } from './connection.js';
 import type { Row } from './schema.js';
@@ -22,16 +23,5 @@ export function toApprovalRequest<R extends ApprovalRequest<string>>(
     uin: nullableNumber(row.uin),
     ip: row.ip,
     userAgent: row.user_agent,
-  };
-}
-
-export function approvalRequestRow(request: ApprovalRequest<string>): ApprovalRequestColumns {
-  return {
-    created_at: request.createdAt,
-    expires_at: request.expiresAt,
-    status: request.status,
-    uin: request.uin,
-    ip: request.ip,
-    user_agent: request.userAgent,
   };
 }

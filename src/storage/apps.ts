@@ -6,10 +6,11 @@
  * `find`, the whole app, is one too. Writes are on disk before they are answered (`writeDurably`).
  */
 import type { HotPath } from './connection.js';
-import { Repository, bit, forDialect, parseList } from './connection.js';
+import { Repository, forDialect, parseList } from './connection.js';
+import { columns } from './columns.js';
 import { batchedLookup, preparedLookup } from './hot-path-statements.js';
-import { writeDurably, writeOneDurably } from './durable-writes.js';
-import type { Database, Row } from './schema.js';
+import { insertDurablyIfAbsent, updateDurably, writeDurably } from './durable-writes.js';
+import type { Row } from './schema.js';
 import type { AppRecord, AppRepository, ClientRecord } from './store.js';
 
 export type AppRow = Row<'apps'>;
@@ -40,27 +41,22 @@ export function toApp(row: AppRow): AppRecord {
   };
 }
 
+/** A new app's row: what AppRecord leaves out takes its default. */
 function appRow(app: AppRecord): Row<'apps'> {
+  const { backchannelLogoutLast, listed = false, homepageUrl = null, casServices = [], ...rest } = app;
+  const { deviceGrant = false, clientCredentials = false, allowedScopes = [], ...fields } = rest;
   return {
-    client_id: app.clientId,
-    name: app.name,
-    emoji: app.emoji,
-    secret_hash: app.secretHash,
-    redirect_uris: JSON.stringify(app.redirectUris),
-    created_at: app.createdAt,
-    disabled: bit(app.disabled),
-    allow_refresh_tokens: bit(app.allowRefreshTokens),
-    allowed_groups: JSON.stringify(app.allowedGroups),
-    post_logout_redirect_uris: JSON.stringify(app.postLogoutRedirectUris),
-    backchannel_logout_uri: app.backchannelLogoutUri,
-    backchannel_logout_last_at: app.backchannelLogoutLast?.at ?? null,
-    backchannel_logout_last_result: app.backchannelLogoutLast?.result ?? null,
-    listed: bit(app.listed ?? false),
-    homepage_url: app.homepageUrl ?? null,
-    cas_services: JSON.stringify(app.casServices ?? []),
-    device_grant: bit(app.deviceGrant ?? false),
-    client_credentials: bit(app.clientCredentials ?? false),
-    allowed_scopes: JSON.stringify(app.allowedScopes ?? []),
+    ...columns({
+      ...fields,
+      listed,
+      homepageUrl,
+      casServices,
+      deviceGrant,
+      clientCredentials,
+      allowedScopes,
+    }),
+    backchannel_logout_last_at: backchannelLogoutLast?.at ?? null,
+    backchannel_logout_last_result: backchannelLogoutLast?.result ?? null,
   };
 }
 
@@ -149,35 +145,11 @@ export class Apps extends Repository implements AppRepository {
   readonly findClient = forDialect(this.connection, findClient);
 
   insert(app: AppRecord): Promise<boolean> {
-    const query = this.db
-      .insertInto('apps')
-      .values(appRow(app))
-      .onConflict((oc) => oc.column('client_id').doNothing());
-    return writeOneDurably(this.connection, query);
+    return insertDurablyIfAbsent(this.connection, 'apps', 'client_id', appRow(app));
   }
 
-  async update(clientId: string, changes: AppChanges): Promise<boolean> {
-    const set: Partial<Database['apps']> = {};
-    if (changes.name !== undefined) set.name = changes.name;
-    if (changes.emoji !== undefined) set.emoji = changes.emoji;
-    if (changes.secretHash !== undefined) set.secret_hash = changes.secretHash;
-    if (changes.redirectUris !== undefined) set.redirect_uris = JSON.stringify(changes.redirectUris);
-    if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
-    if (changes.allowRefreshTokens !== undefined) set.allow_refresh_tokens = bit(changes.allowRefreshTokens);
-    if (changes.allowedGroups !== undefined) set.allowed_groups = JSON.stringify(changes.allowedGroups);
-    if (changes.postLogoutRedirectUris !== undefined) {
-      set.post_logout_redirect_uris = JSON.stringify(changes.postLogoutRedirectUris);
-    }
-    if (changes.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = changes.backchannelLogoutUri;
-    if (changes.listed !== undefined) set.listed = bit(changes.listed);
-    if (changes.homepageUrl !== undefined) set.homepage_url = changes.homepageUrl;
-    if (changes.casServices !== undefined) set.cas_services = JSON.stringify(changes.casServices);
-    if (changes.deviceGrant !== undefined) set.device_grant = bit(changes.deviceGrant);
-    if (changes.clientCredentials !== undefined) set.client_credentials = bit(changes.clientCredentials);
-    if (changes.allowedScopes !== undefined) set.allowed_scopes = JSON.stringify(changes.allowedScopes);
-    if (Object.keys(set).length === 0) return (await this.find(clientId)) !== undefined;
-    const query = this.db.updateTable('apps').set(set).where('client_id', '=', clientId);
-    return writeOneDurably(this.connection, query);
+  update(clientId: string, changes: AppChanges): Promise<boolean> {
+    return updateDurably(this.connection, 'apps', 'client_id', clientId, columns(changes));
   }
 
   /** Deletes the app with everything issued to it, in one transaction. */

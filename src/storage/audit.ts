@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import { inScope } from './roles.js';
 import { Repository, nullableNumber } from './connection.js';
+import { columns } from './columns.js';
 import type { Row } from './schema.js';
 import type { AuditEventRecord, AuditQuery, AuditRepository } from './store.js';
 
@@ -25,17 +26,10 @@ function toAuditEvent(row: Row<'audit_events'>): AuditEventRecord {
 }
 
 function auditRow(event: AuditEventRecord): Row<'audit_events'> {
+  const { detail, actorClientId = null, ...fields } = event;
   return {
-    id: event.id,
-    at: event.at,
-    actor_uin: event.actorUin,
-    action: event.action,
-    target: event.target,
-    ip: event.ip,
-    user_agent: event.userAgent,
-    outcome: event.outcome,
-    detail: event.detail === null ? null : JSON.stringify(event.detail),
-    actor_client_id: event.actorClientId ?? null,
+    ...columns({ ...fields, actorClientId }),
+    detail: detail === null ? null : JSON.stringify(detail),
   };
 }
 

@@ -6,7 +6,8 @@
  * from logouts.ts) and voids the session's unvalidated tickets.
  */
 import { type Kysely, sql } from 'kysely';
-import { Repository, bit } from './connection.js';
+import { columns } from './columns.js';
+import { Repository } from './connection.js';
 import type { Database, Row } from './schema.js';
 import type { CasTicketRecord, CasTicketRepository } from './store.js';
 
@@ -45,21 +46,8 @@ export async function queueCasLogouts(trx: Kysely<Database>, sids: readonly stri
 }
 
 function casTicketRow(ticket: CasTicketRecord): Row<'cas_tickets'> {
-  return {
-    ticket_hash: ticket.ticketHash,
-    client_id: ticket.clientId,
-    service: ticket.service,
-    uin: ticket.uin,
-    sid: ticket.sid,
-    from_new_login: bit(ticket.fromNewLogin),
-    auth_time: ticket.authTime,
-    amr: ticket.amr.join(' '),
-    created_at: ticket.createdAt,
-    expires_at: ticket.expiresAt,
-    used_at: ticket.usedAt,
-    validated_at: null,
-    sealed_ticket: null,
-  };
+  const { amr, ...fields } = ticket;
+  return { ...columns(fields), amr: amr.join(' '), validated_at: null, sealed_ticket: null };
 }
 
 export class CasTickets extends Repository implements CasTicketRepository {

@@ -1,5 +1,6 @@
 /** The device_authorizations table (RFC 8628): its queries and row mapper (docs/architecture.md#storage). */
-import { approvalRequestRow, toApprovalRequest } from './approval-request-rows.js';
+import { toApprovalRequest } from './approval-request-rows.js';
+import { columns } from './columns.js';
 import { Repository, inserted, nullableNumber } from './connection.js';
 import type { Row } from './schema.js';
 import type { DeviceAuthorizationRecord, DeviceAuthorizationRepository } from './store.js';
@@ -18,16 +19,7 @@ function toDeviceAuthorization(row: Row<'device_authorizations'>): DeviceAuthori
 }
 
 function deviceAuthorizationRow(request: DeviceAuthorizationRecord): Row<'device_authorizations'> {
-  return {
-    device_code_hash: request.deviceCodeHash,
-    user_code_hash: request.userCodeHash,
-    client_id: request.clientId,
-    scope: request.scope,
-    interval_s: request.intervalS,
-    last_polled_at: request.lastPolledAt,
-    decided_at: request.decidedAt,
-    ...approvalRequestRow(request),
-  };
+  return columns(request);
 }
 
 export class DeviceAuthorizations extends Repository implements DeviceAuthorizationRepository {

@@ -1,7 +1,8 @@
 /**
  * The writes that are on disk before they are answered: user, app and role changes (docs/architecture.md#storage).
  */
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { AnyColumn, Compilable, CompiledQuery, Insertable, Kysely, Updateable } from 'kysely';
 import type { Connection } from './connection.js';
 import type { Database } from './schema.js';
 import { whileBusy } from './sqlite-busy.js';
@@ -67,4 +68,39 @@ export async function writeDurably(
 export async function writeOneDurably(connection: Connection, query: Compilable): Promise<boolean> {
   const [changes = 0] = await writeDurably(connection, [query.compile()]);
   return changes > 0;
+}
+
+/** Inserts `row` unless `table` holds one with its `key` already, as `writeDurably` writes; answers whether it did. */
+export function insertDurablyIfAbsent<T extends keyof Database>(
+  connection: Connection,
+  table: T,
+  key: AnyColumn<Database, T>,
+  row: Insertable<Database[T]>,
+): Promise<boolean> {
+  const query = connection.db
+    .insertInto(table)
+    .values(row)
+    .onConflict((oc) => oc.column(key).doNothing());
+  return writeOneDurably(connection, query);
+}
+
+/**
+ * Sets `changes` on the row of `table` whose `key` is `value`, as `writeDurably` writes; answers whether
+ * there is such a row (with no change to make, by reading it).
+ */
+export async function updateDurably<T extends keyof Database>(
+  connection: Connection,
+  table: T,
+  key: AnyColumn<Database, T>,
+  value: Database[T][AnyColumn<Database, T>],
+  changes: Updateable<Database[T]>,
+): Promise<boolean> {
+  const where = sql<boolean>`${sql.ref(key)} = ${value}`;
+  const set = Object.entries(changes).map(([column, to]) => sql`${sql.ref(column)} = ${to}`);
+  if (set.length === 0) {
+    const found = await sql`select 1 from ${sql.table(table)} where ${where}`.execute(connection.db);
+    return found.rows.length > 0;
+  }
+  const update = sql`update ${sql.table(table)} set ${sql.join(set)} where ${where}`;
+  return writeOneDurably(connection, { compile: () => update.compile(connection.db) });
 }

@@ -1,5 +1,6 @@
 /** The phone_sign_ins table: its queries and row mapper (docs/architecture.md#storage). */
-import { approvalRequestRow, toApprovalRequest } from './approval-request-rows.js';
+import { toApprovalRequest } from './approval-request-rows.js';
+import { columns } from './columns.js';
 import { Repository } from './connection.js';
 import type { Row } from './schema.js';
 import { joinAmr, splitAmr } from './sessions.js';
@@ -17,14 +18,8 @@ function toPhoneSignIn(row: Row<'phone_sign_ins'>): PhoneSignInRecord {
 }
 
 function phoneSignInRow(request: PhoneSignInRecord): Row<'phone_sign_ins'> {
-  return {
-    id_hash: request.idHash,
-    secret_hash: request.secretHash,
-    number: request.number,
-    choices: request.choices.join(','),
-    amr: joinAmr(request.amr),
-    ...approvalRequestRow(request),
-  };
+  const { choices, amr, ...fields } = request;
+  return { ...columns(fields), choices: choices.join(','), amr: joinAmr(amr) };
 }
 
 export class PhoneSignIns extends Repository implements PhoneSignInRepository {

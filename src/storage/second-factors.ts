@@ -3,7 +3,8 @@
  * (docs/architecture.md#storage). None is on a benchmarked path, so all go through Kysely.
  */
 import { sql } from 'kysely';
-import { Repository, bit, changed, inserted, nullableNumber, parseList } from './connection.js';
+import { Repository, changed, inserted, nullableNumber, parseList } from './connection.js';
+import { columns } from './columns.js';
 import type { Row } from './schema.js';
 import type { PasskeyRecord, SecondFactorRepository, TotpCredentialRecord } from './store.js';
 
@@ -34,19 +35,7 @@ function toPasskey(row: Row<'passkeys'>): PasskeyRecord {
 }
 
 function passkeyRow(passkey: PasskeyRecord): Row<'passkeys'> {
-  return {
-    id: passkey.id,
-    uin: passkey.uin,
-    credential_id: passkey.credentialId,
-    public_key: passkey.publicKey,
-    counter: passkey.counter,
-    transports: JSON.stringify(passkey.transports),
-    device_type: passkey.deviceType,
-    backed_up: bit(passkey.backedUp),
-    name: passkey.name,
-    created_at: passkey.createdAt,
-    last_used_at: passkey.lastUsedAt,
-  };
+  return columns(passkey);
 }
 
 export class SecondFactors extends Repository implements SecondFactorRepository {

@@ -2,7 +2,8 @@
  * The service_tokens table (0016-service-accounts): its queries and row mapper (docs/architecture.md#storage).
  * Not a hot path: a service job asks for a token and uses it for many calls, so these are Kysely queries.
  */
-import { Repository, bit, parseList } from './connection.js';
+import { columns } from './columns.js';
+import { Repository, parseList } from './connection.js';
 import type { Row } from './schema.js';
 import type {
   ActiveServiceToken,
@@ -26,14 +27,7 @@ function toServiceToken(row: Row<'service_tokens'>): ServiceTokenRecord {
 }
 
 function serviceTokenRow(token: ServiceTokenRecord): Row<'service_tokens'> {
-  return {
-    token_hash: token.tokenHash,
-    client_id: token.clientId,
-    scope: token.scope,
-    created_at: token.createdAt,
-    expires_at: token.expiresAt,
-    revoked: bit(token.revoked),
-  };
+  return columns(token);
 }
 
 export class ServiceTokens extends Repository implements ServiceTokenRepository {

@@ -3,7 +3,8 @@
  * `end`, which queues their back-channel logouts in the same transaction (logouts.ts).
  */
 import type { Kysely } from 'kysely';
-import { Repository, bit } from './connection.js';
+import { columns } from './columns.js';
+import { Repository } from './connection.js';
 import type { Connection } from './connection.js';
 import { type LogoutSignal, queueLogouts } from './logouts.js';
 import type { Database, Row } from './schema.js';
@@ -35,19 +36,8 @@ function toSession(row: Row<'sessions'>): SessionRecord {
 }
 
 function sessionRow(session: SessionRecord): Row<'sessions'> {
-  return {
-    id_hash: session.idHash,
-    sid: session.sid,
-    uin: session.uin,
-    created_at: session.createdAt,
-    expires_at: session.expiresAt,
-    last_seen_at: session.lastSeenAt,
-    idle_expires_at: session.idleExpiresAt,
-    ip: session.ip,
-    user_agent: session.userAgent,
-    shared: bit(session.shared),
-    amr: session.amr.join(' '),
-  };
+  const { amr, ...fields } = session;
+  return { ...columns(fields), amr: amr.join(' ') };
 }
 
 /** Which sessions a delete ends. */

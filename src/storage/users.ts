@@ -5,10 +5,11 @@
  */
 import { sql } from 'kysely';
 import type { HotPath } from './connection.js';
-import { Repository, bit, forDialect, nullableNumber, parseList } from './connection.js';
+import { Repository, forDialect, nullableNumber, parseList } from './connection.js';
 import { preparedLookup } from './hot-path-statements.js';
-import { writeOneDurably } from './durable-writes.js';
-import type { Database, Row } from './schema.js';
+import { insertDurablyIfAbsent, updateDurably } from './durable-writes.js';
+import { columns } from './columns.js';
+import type { Row } from './schema.js';
 import { inScope } from './roles.js';
 import type {
   NewUserRecord,
@@ -60,20 +61,9 @@ const findUser: HotPath<FindUser> = {
 
 /** A new user's row: what NewUserRecord leaves out takes its default. */
 function newUserRow(user: NewUserRecord): Row<'users'> {
-  return {
-    uin: user.uin,
-    password_hash: user.passwordHash,
-    user_group: user.userGroup,
-    created_at: user.createdAt,
-    disabled: bit(user.disabled),
-    must_change_password: bit(user.mustChangePassword),
-    name: user.name ?? null,
-    email: user.email ?? null,
-    groups: JSON.stringify(user.groups ?? []),
-    expires_at: user.expiresAt ?? null,
-    last_sign_in_at: user.lastSignInAt ?? null,
-    source: user.source ?? 'local',
-  };
+  const { name = null, email = null, groups = [], expiresAt = null, lastSignInAt = null, ...rest } = user;
+  const { source = 'local', ...fields } = rest;
+  return columns({ ...fields, name, email, groups, expiresAt, lastSignInAt, source });
 }
 
 /** The advisory lock key that serializes changes that may take away an admin (lockAdminChanges). */
@@ -87,27 +77,11 @@ export class Users extends Repository implements UserRepository {
   readonly find = forDialect(this.connection, findUser);
 
   insert(user: NewUserRecord): Promise<boolean> {
-    const query = this.db
-      .insertInto('users')
-      .values(newUserRow(user))
-      .onConflict((oc) => oc.column('uin').doNothing());
-    return writeOneDurably(this.connection, query);
+    return insertDurablyIfAbsent(this.connection, 'users', 'uin', newUserRow(user));
   }
 
-  async update(uin: number, changes: UserUpdate): Promise<boolean> {
-    const set: Partial<Database['users']> = {};
-    if (changes.passwordHash !== undefined) set.password_hash = changes.passwordHash;
-    if (changes.userGroup !== undefined) set.user_group = changes.userGroup;
-    if (changes.disabled !== undefined) set.disabled = bit(changes.disabled);
-    if (changes.mustChangePassword !== undefined) set.must_change_password = bit(changes.mustChangePassword);
-    if (changes.name !== undefined) set.name = changes.name;
-    if (changes.email !== undefined) set.email = changes.email;
-    if (changes.groups !== undefined) set.groups = JSON.stringify(changes.groups);
-    if (changes.expiresAt !== undefined) set.expires_at = changes.expiresAt;
-    if (changes.lastSignInAt !== undefined) set.last_sign_in_at = changes.lastSignInAt;
-    if (Object.keys(set).length === 0) return (await this.find(uin)) !== undefined;
-    const query = this.db.updateTable('users').set(set).where('uin', '=', uin);
-    return writeOneDurably(this.connection, query);
+  update(uin: number, changes: UserUpdate): Promise<boolean> {
+    return updateDurably(this.connection, 'users', 'uin', uin, columns(changes));
   }
 
   async list(query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
