@@ -16,3 +16,12 @@ export const CODE_INPUT: InputAttrs = {
   autocapitalize: 'characters',
   spellcheck: 'false',
 };
+
+/**
+ * One's own UIN (signing in, #/reset): the digits keyboard, and the name and autocomplete that let a password
+ * manager fill it in as the username of the saved password.
+ */
+export const OWN_UIN_INPUT: InputAttrs = { name: 'uin', autocomplete: 'username', inputmode: 'numeric' };
+
+/** Another person's UIN (an admin adding a user): the digits keyboard, and never the admin's own filled in. */
+export const OTHER_UIN_INPUT: InputAttrs = { inputmode: 'numeric', autocomplete: 'off' };

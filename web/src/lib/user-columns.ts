@@ -3,10 +3,11 @@
  * box and the UIN stay pinned on the left and the row's actions on the right (one menu button), so every
  * row stays identifiable and actionable. Below 640 px each row is a card (stacked-table.ts).
  */
-import { NButton, NSelect, NTag, type DataTableColumns, type DataTableColumn } from 'naive-ui';
+import { NSelect, NTag, type DataTableColumns, type DataTableColumn } from 'naive-ui';
 import { h } from 'vue';
 import type { AdminUserView, UserGroup } from '../api';
 import RowActionsMenu, { type RowAction } from '../components/RowActionsMenu.vue';
+import RowButton from '../components/RowButton.vue';
 import { formatDate } from '../i18n';
 import type { AdminAbilities } from './admin-abilities';
 import { labelledColumns } from './stacked-table';
@@ -123,13 +124,14 @@ function actionsCell(o: UserColumnsOptions, user: AdminUserView) {
   return h('div', { class: 'table-actions' }, [
     // A locked account is the one urgent case: its Unlock stays a button of its own.
     user.locked_until && o.abilities.recoverUsers
-      ? h(
-          NButton,
-          { size: 'small', type: 'warning', secondary: true, onClick: () => o.onUnlock(user) },
-          {
-            default: () => [o.t('people.unlock'), h('span', { class: 'visually-hidden' }, ` ${user.uin}`)],
-          },
-        )
+      ? h(RowButton, {
+          label: o.t('people.unlock'),
+          subject: String(user.uin),
+          size: 'small',
+          type: 'warning',
+          secondary: true,
+          onClick: () => o.onUnlock(user),
+        })
       : null,
     items.length > 0
       ? h(RowActionsMenu, {
