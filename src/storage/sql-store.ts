@@ -188,8 +188,16 @@ export class SqlStore implements Store {
 
   async pendingMigrations(): Promise<string[]> {
     const migrator = await this.migrator();
-    const migrations = await migrator.getMigrations();
-    return migrations.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
+    // Listing reads the tables of every schema, as migrating does: another schema dropped meanwhile is
+    // passed over by listing again (isPassingMigrationConflict).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const migrations = await migrator.getMigrations();
+        return migrations.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
+      } catch (error) {
+        if (this.kind === 'sqlite' || !this.isPassingMigrationConflict(error) || attempt >= 5) throw error;
+      }
+    }
   }
 
   async ping(): Promise<void> {
