@@ -49,6 +49,26 @@ describe('SQLite checkpoints', () => {
     database.close();
   });
 
+  it('shrinks a WAL file grown past 64 MiB once writes pause, with the database still open', async () => {
+    const { file, database } = openDatabase();
+    const checkpointer = new SqliteCheckpointer(database, 20);
+    const insert = database.prepare('insert into rows values (?)');
+    // One burst of ~72 MiB of pages: the WAL file grows past the bound in one commit.
+    database.transaction(() => {
+      for (let i = 0; i < 18 * 1024; i++) insert.run('w'.repeat(4000));
+    })();
+    expect(size(`${file}-wal`)).toBeGreaterThan(64 * MB);
+    // Copied back by one tick, found unchanged by the next, truncated by the worker: this connection has no
+    // journal_size_limit and never checkpoints.
+    await expect.poll(() => size(`${file}-wal`), { timeout: 20_000 }).toBe(0);
+    expect(database.prepare('select count(*) as n from rows').get()).toEqual({ n: 18 * 1024 });
+    // And the WAL keeps working after it: a commit after the truncation is read back.
+    insert.run('after');
+    expect(database.prepare('select count(*) as n from rows').get()).toEqual({ n: 18 * 1024 + 1 });
+    await checkpointer.close();
+    database.close();
+  }, 40_000);
+
   it('empties the WAL file when it closes', async () => {
     const { file, database } = openDatabase();
     const checkpointer = new SqliteCheckpointer(database, 60_000);

@@ -31,5 +31,7 @@ describe('the SQLite connection a store serves from', () => {
     expect(connections).toHaveLength(1);
     // Negative: KiB, not pages.
     expect(pragma.call(connections[0]!, 'cache_size', { simple: true })).toBe(-4096);
+    // Never truncates the WAL file itself: the checkpoint worker does, off the event loop.
+    expect(pragma.call(connections[0]!, 'journal_size_limit', { simple: true })).toBe(-1);
   });
 });
