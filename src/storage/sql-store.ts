@@ -163,14 +163,23 @@ export class SqlStore implements Store {
 
   async migrate(): Promise<string[]> {
     const migrator = await this.migrator();
-    const giveUpAt = Date.now() + MIGRATION_WAIT_MS;
-    for (let attempt = 1; ; attempt++) {
+    return this.pastMigrationConflicts(async () => {
       const { error, results } = await migrator.migrateToLatest();
-      if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-      if (!this.isPassingMigrationConflict(error) || Date.now() >= giveUpAt) {
-        throw error instanceof Error ? error : new Error(String(error));
+      if (error) throw error instanceof Error ? error : new Error(String(error));
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    });
+  }
+
+  /** Runs `attempt` again, with a growing pause, while it fails with a passing conflict, for up to a minute. */
+  private async pastMigrationConflicts<T>(attempt: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + MIGRATION_WAIT_MS;
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!this.isPassingMigrationConflict(error) || Date.now() >= giveUpAt) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 500)));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * tries, 500)));
     }
   }
 
@@ -188,16 +197,9 @@ export class SqlStore implements Store {
 
   async pendingMigrations(): Promise<string[]> {
     const migrator = await this.migrator();
-    // Listing reads the tables of every schema, as migrating does: another schema dropped meanwhile is
-    // passed over by listing again (isPassingMigrationConflict).
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const migrations = await migrator.getMigrations();
-        return migrations.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
-      } catch (error) {
-        if (this.kind === 'sqlite' || !this.isPassingMigrationConflict(error) || attempt >= 5) throw error;
-      }
-    }
+    // Listing reads the tables of every schema, as migrating does: it passes the same conflicts.
+    const migrations = await this.pastMigrationConflicts(() => migrator.getMigrations());
+    return migrations.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
   }
 
   async ping(): Promise<void> {
