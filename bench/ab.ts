@@ -230,8 +230,9 @@ async function burst(build: Build, workload: Workload): Promise<Burst> {
     source: await source(build, workload, Math.ceil(settings.warmupSeconds * WARMUP_CODES_PER_SECOND)),
     durationSeconds: settings.warmupSeconds,
   });
-  // Twice the warm-up's rate, and never fewer than 5,000 a second (a warm-up can be slow).
-  const codeCount = Math.ceil(Math.max(2 * warmup.rps, 5_000) * settings.durationSeconds) + 5_000;
+  // Twice the warm-up's rate, and never fewer than 15,000 a second: a warm-up that other work on the machine
+  // slowed to a third of the burst after it ran the burst out of codes.
+  const codeCount = Math.ceil(Math.max(2 * warmup.rps, 15_000) * settings.durationSeconds) + 5_000;
   const measured = await source(build, workload, codeCount);
   const backends = build.database.backendPids?.bind(build.database);
   const databaseMeter = backends === undefined ? undefined : await processesCpuMeter(backends);

@@ -19,3 +19,31 @@ export function verifierMatches(verifier: string, challenge: string, method: Cod
   const computed = method === 'S256' ? sha256(verifier).toString('base64url') : verifier;
   return constantTimeEqual(computed, challenge);
 }
+
+/**
+ * RFC 7636 §4.6 and RFC 9700 §4.8.2, the one rule for a code's verifier: the code's challenge needs a verifier
+ * of the right shape that answers it, and a code issued without one takes none. Answers why `verifier` does
+ * not fit (the words of the invalid_grant), or undefined when it does.
+ */
+export function verifierProblem(
+  challenge: string | null,
+  method: CodeChallengeMethod | null,
+  verifier: string | undefined,
+): string | undefined {
+  if (challenge === null || method === null) {
+    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a PKCE downgrade attempt.
+    return verifier === undefined
+      ? undefined
+      : 'code_verifier was sent, but the authorization request carried no code_challenge';
+  }
+  // RFC 7636 §4.6: a code issued with a challenge needs the verifier.
+  if (verifier === undefined)
+    return 'code_verifier is required: the authorization request carried a code_challenge';
+  // RFC 7636 §4.1: code-verifier = 43*128unreserved.
+  if (!PKCE_VALUE.test(verifier)) {
+    return 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)';
+  }
+  // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
+  if (!verifierMatches(verifier, challenge, method)) return 'code_verifier does not match the code_challenge';
+  return undefined;
+}

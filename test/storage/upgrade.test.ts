@@ -119,10 +119,14 @@ async function emptyDatabase(database: DatabaseKind): Promise<Restored> {
 
 type Row = Record<string, unknown>;
 
-/** A schema as sets: each table's columns by name, each index by name (column order is not compared). */
+/**
+ * A schema as sets: each table's columns by name, each index by name (column order is not compared), and on
+ * PostgreSQL each table's storage settings (`fillfactor`, 0017).
+ */
 interface Shape {
   readonly tables: Record<string, Record<string, Row>>;
   readonly indexes: Record<string, Row>;
+  readonly storage: Record<string, readonly string[]>;
 }
 
 function sqliteShape(file: string): Shape {
@@ -158,7 +162,7 @@ function sqliteShape(file: string): Shape {
         };
       }
     }
-    return { tables, indexes };
+    return { tables, indexes, storage: {} };
   } finally {
     db.close();
   }
@@ -182,8 +186,14 @@ async function postgresShape(url: string): Promise<Shape> {
          where schemaname = $1 and tablename not like 'kysely_%' order by indexname`,
       [schema],
     );
+    const storage = await client.query<{ relname: string; reloptions: string[] }>(
+      `select c.relname, c.reloptions from pg_class c join pg_namespace n on n.oid = c.relnamespace
+         where n.nspname = $1 and c.relkind = 'r' and c.reloptions is not null order by c.relname`,
+      [schema],
+    );
     return {
       tables,
+      storage: Object.fromEntries(storage.rows.map((t) => [t.relname, [...t.reloptions].sort()])),
       indexes: Object.fromEntries(
         indexes.rows.map((i) => [
           i.indexname,
@@ -229,7 +239,7 @@ function withoutKnownDifferences(sha: string, made: Shape): Shape {
   expect(index?.columns ?? index?.def).toEqual(
     index?.columns ? ['family_id'] : expect.stringMatching(/\(family_id\)/),
   );
-  return { tables: made.tables, indexes };
+  return { ...made, indexes };
 }
 
 async function count(url: string, table: string): Promise<number> {
@@ -504,6 +514,15 @@ describeEachDatabase('upgrades', (database) => {
         await store.close();
       }
       expect(await shape(restored.url)).toEqual(await freshShape(database));
+    });
+
+    it('leaves half of each page of the tables whose rows are updated once for that update (0017, PostgreSQL)', async () => {
+      const { storage } = await freshShape(database);
+      expect(storage).toEqual(
+        database === 'sqlite'
+          ? {}
+          : { authorization_codes: ['fillfactor=50'], refresh_tokens: ['fillfactor=50'] },
+      );
     });
 
     it("migrates a database at main's head before issue 22 (0001–0007) with the migrations added since", async () => {

@@ -16,7 +16,11 @@ function decodeUtf8(body: Buffer): string {
   }
 }
 
+/** A component with neither `%` nor `+` decodes to itself (most codes, ids, secrets and grant types). */
+const ENCODED = /[%+]/;
+
 function decodeFormComponent(component: string): string {
+  if (!ENCODED.test(component)) return component;
   try {
     return decodeURIComponent(component.replace(/\+/g, ' '));
   } catch {

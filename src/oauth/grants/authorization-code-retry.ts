@@ -8,7 +8,7 @@ import { loadDerivedKey } from '../../domain/secret-box.js';
 import { isActiveUser } from '../../domain/users.js';
 import type { AuthorizationCodeRecord, ClientRecord, TokenSubject } from '../../storage/store.js';
 import { credentialKey, derivedCredential } from '../credentials.js';
-import { PKCE_VALUE, verifierMatches } from '../pkce.js';
+import { verifierProblem } from '../pkce.js';
 import type { IssuedTokens } from '../tokens.js';
 import { RETRY_WINDOW_MS, undeliveredExchanges } from '../undelivered-exchanges.js';
 import type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
@@ -44,17 +44,8 @@ export function issuedTokens(
     nonce: code.nonce,
     issuedAt,
     sid: code.sid,
+    codeHash: code.codeHash,
   };
-}
-
-/** RFC 7636 §4.6 and RFC 9700 §4.8.2 as one answer: the verifier is the one the code was issued for. */
-function verifierFits(code: AuthorizationCodeRecord, verifier: string | undefined): boolean {
-  if (code.codeChallenge === null || code.codeChallengeMethod === null) return verifier === undefined;
-  return (
-    verifier !== undefined &&
-    PKCE_VALUE.test(verifier) &&
-    verifierMatches(verifier, code.codeChallenge, code.codeChallengeMethod)
-  );
 }
 
 /**
@@ -80,7 +71,10 @@ export async function answerAgain(
   const usedAt = code.usedAt;
   if (!options.checkRedirectUri || usedAt === null || now - usedAt > RETRY_WINDOW_MS) return undefined;
   if (!(await undeliveredExchanges(ctx).take(code.codeHash, now))) return undefined;
-  if (exchange.redirectUri !== code.redirectUri || !verifierFits(code, exchange.codeVerifier))
+  if (
+    exchange.redirectUri !== code.redirectUri ||
+    verifierProblem(code.codeChallenge, code.codeChallengeMethod, exchange.codeVerifier) !== undefined
+  )
     return undefined;
   if (!user || !isActiveUser(user, now)) return undefined;
   const key = await exchangeKey(ctx);

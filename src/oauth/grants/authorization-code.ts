@@ -19,7 +19,7 @@ import {
   authenticatePresented,
 } from '../client-authentication.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
-import { PKCE_VALUE, verifierMatches } from '../pkce.js';
+import { verifierProblem } from '../pkce.js';
 import { hasScope } from '../scopes.js';
 import { undeliveredExchanges } from '../undelivered-exchanges.js';
 import { answerAgain, exchangeKey, issuedTokens } from './authorization-code-retry.js';
@@ -201,23 +201,6 @@ async function issue(
 
 /** RFC 7636 §4.6 and RFC 9700 §4.8.2: the verifier the code needs, and only then one; else invalid_grant. */
 function checkVerifier(code: AuthorizationCodeRecord, verifier: string | undefined): void {
-  if (code.codeChallenge !== null && code.codeChallengeMethod !== null) {
-    // RFC 7636 §4.6: a code issued with a challenge needs the verifier.
-    if (verifier === undefined) {
-      throw new InvalidGrant('code_verifier is required: the authorization request carried a code_challenge');
-    }
-    // RFC 7636 §4.1: code-verifier = 43*128unreserved.
-    if (!PKCE_VALUE.test(verifier)) {
-      throw new InvalidGrant(
-        'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)',
-      );
-    }
-    // RFC 7636 §4.6: "If the values are not equal, an error response indicating invalid_grant MUST be returned."
-    if (!verifierMatches(verifier, code.codeChallenge, code.codeChallengeMethod)) {
-      throw new InvalidGrant('code_verifier does not match the code_challenge');
-    }
-  } else if (verifier !== undefined) {
-    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a PKCE downgrade attempt.
-    throw new InvalidGrant('code_verifier was sent, but the authorization request carried no code_challenge');
-  }
+  const problem = verifierProblem(code.codeChallenge, code.codeChallengeMethod, verifier);
+  if (problem !== undefined) throw new InvalidGrant(problem);
 }

@@ -13,6 +13,7 @@ import { userSource } from './0013-user-source.js';
 import { deviceGrant } from './0014-device-grant.js';
 import { roles } from './0015-roles.js';
 import { serviceAccounts } from './0016-service-accounts.js';
+import { roomForHotUpdates } from './0017-room-for-hot-updates.js';
 
 /**
  * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
@@ -34,6 +35,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0014-device-grant': deviceGrant,
   '0015-roles': roles,
   '0016-service-accounts': serviceAccounts,
+  '0017-room-for-hot-updates': roomForHotUpdates,
 };
 
 export const migrationProvider: MigrationProvider = {

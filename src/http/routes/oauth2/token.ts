@@ -106,7 +106,7 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
     reply.headers(NO_STORE_HEADERS);
     if (exchanged === undefined) return tokenResponse(ctx, issued);
     // The code is used now: if its answer does not reach the client, the client's retry finds it used.
-    const codeKey = credentialKey(exchanged);
+    const codeKey = issued.codeHash ?? credentialKey(exchanged);
     undeliveredExchanges(ctx).answering(codeKey, notDelivered(reply.raw), ctx.clock);
     try {
       return await tokenResponse(ctx, issued);
