@@ -9,15 +9,9 @@ import flows from './en/flows.js';
 import account from './en/account.js';
 import admin from './en/admin.js';
 import people from './en/people.js';
+import { mergeSections } from './sections.js';
 
-const en = {
-  ...common,
-  ...signIn,
-  ...flows,
-  ...account,
-  ...admin,
-  ...people,
-} as const;
+const en = mergeSections({ common, signIn, flows, account, admin, people });
 
 type Widen<T> = { -readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
 export type MessageSchema = Widen<typeof en>;

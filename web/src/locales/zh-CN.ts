@@ -7,14 +7,8 @@ import flows from './zh-CN/flows.js';
 import account from './zh-CN/account.js';
 import admin from './zh-CN/admin.js';
 import people from './zh-CN/people.js';
+import { mergeSections } from './sections.js';
 
-const zhCN: MessageSchema = {
-  ...common,
-  ...signIn,
-  ...flows,
-  ...account,
-  ...admin,
-  ...people,
-};
+const zhCN: MessageSchema = mergeSections({ common, signIn, flows, account, admin, people });
 
 export default zhCN;
