@@ -70,8 +70,8 @@ export function useUserRowActions(replace: (user: AdminUserView) => void) {
       act: async () => {
         await api.removeSecondFactors(user.uin);
         replace({ ...user, second_factors: [] });
-        message.success(t('userFactors.removed', { uin: user.uin }));
       },
+      done: () => t('userFactors.removed', { uin: user.uin }),
     });
   }
 
@@ -81,10 +81,8 @@ export function useUserRowActions(replace: (user: AdminUserView) => void) {
       title: t('userSignOut.title', { uin: user.uin }),
       content: t('userSignOut.body', { uin: user.uin }),
       confirm: t('userSignOut.action'),
-      act: async () => {
-        const { sessions_ended } = await api.signOutUser(user.uin);
-        message.success(t('userSignOut.done', { uin: user.uin, n: sessions_ended }));
-      },
+      act: () => api.signOutUser(user.uin),
+      done: ({ sessions_ended }) => t('userSignOut.done', { uin: user.uin, n: sessions_ended }),
     });
   }
 
