@@ -6,6 +6,7 @@
 import { accountApi } from './account';
 import { adminAppsApi } from './admin-apps';
 import { adminUsersApi } from './admin-users';
+import { casApi } from './cas';
 import { oauthApi } from './oauth';
 import { secondFactorApi } from './second-factor';
 
@@ -16,6 +17,7 @@ export const api = {
   ...accountApi,
   ...secondFactorApi,
   ...oauthApi,
+  ...casApi,
   ...adminAppsApi,
   ...adminUsersApi,
 };

@@ -1,13 +1,7 @@
-/** The authorization, device and CAS pages' calls (docs/interface.md). */
+/** The OAuth 2.0 pages' calls: the authorization page and the device page (docs/interface.md). */
 
-import { call, query } from './http';
-import type {
-  AppInfoView,
-  AuthorizationParams,
-  CasServiceInfoView,
-  DeviceDecisionView,
-  DeviceRequestView,
-} from './types';
+import { call } from './http';
+import type { AppInfoView, AuthorizationParams, DeviceDecisionView, DeviceRequestView } from './types';
 
 export const oauthApi = {
   /** docs/interface.md#device-authorization-grant: the request a device's user code names. */
@@ -34,10 +28,4 @@ export const oauthApi = {
       decision,
       ...(remembered && { remembered }),
     }),
-
-  // CAS sign-in (docs/interface.md#cas-protocol)
-  casServiceInfo: (service: string) =>
-    call<CasServiceInfoView>('GET', `/v1/cas/service-info${query({ service })}`),
-  casTicket: (service: string, renew: boolean) =>
-    call<{ redirect_to: string }>('POST', '/v1/cas/ticket', { service, ...(renew && { renew }) }),
 };
