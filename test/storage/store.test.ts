@@ -603,6 +603,38 @@ describeEachDatabase('Store', (database) => {
         expect(await store.tokens.findRefreshToken(secondRefresh.tokenHash)).toBeUndefined();
       });
 
+      it('redeemCode stores what each code of one batch was redeemed for, with or without a refresh token', async () => {
+        const { uin, clientId } = await userAndApp();
+        const codes = [code(clientId, uin), code(clientId, uin), code(clientId, uin)];
+        for (const c of codes) await store.codes.insert(c);
+        const access = codes.map((c) => accessToken(clientId, uin, { codeHash: c.codeHash }));
+        const refresh = refreshToken(clientId, uin, { codeHash: codes[1]!.codeHash });
+        // One turn: on PostgreSQL one batch, in which only the second code has a refresh token.
+        expect(
+          await Promise.all([
+            store.tokens.redeemCode(codes[0]!.codeHash, NOW + 10, access[0]!, undefined),
+            store.tokens.redeemCode(codes[1]!.codeHash, NOW + 10, access[1]!, refresh),
+            store.tokens.redeemCode(codes[2]!.codeHash, NOW + 10, access[2]!, undefined),
+          ]),
+        ).toEqual([true, true, true]);
+        for (const token of access)
+          expect(await store.tokens.findAccessToken(token.tokenHash)).toEqual(token);
+        expect(await store.tokens.findRefreshToken(refresh.tokenHash)).toEqual(refresh);
+        // A batch with no refresh token at all.
+        const more = [code(clientId, uin), code(clientId, uin)];
+        for (const c of more) await store.codes.insert(c);
+        const moreAccess = more.map((c) => accessToken(clientId, uin, { codeHash: c.codeHash }));
+        expect(
+          await Promise.all(
+            more.map((c, i) => store.tokens.redeemCode(c.codeHash, NOW + 20, moreAccess[i]!, undefined)),
+          ),
+        ).toEqual([true, true]);
+        for (const token of moreAccess)
+          expect(await store.tokens.findAccessToken(token.tokenHash)).toEqual(token);
+        for (const c of [...codes, ...more])
+          expect((await store.codes.find(c.codeHash))?.usedAt).not.toBeNull();
+      });
+
       it('redeemCode succeeds for exactly one of two concurrent redemptions of the same code', async () => {
         const { uin, clientId } = await userAndApp();
         for (let round = 0; round < 5; round++) {
