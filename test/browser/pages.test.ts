@@ -255,6 +255,29 @@ describe.each(VARIANTS)('pages for everyone, $name', ({ tag, locale, width, heig
       await context.close();
     });
 
+    it("ties the reset-code page's errors to their fields and moves focus to the first one", async () => {
+      const { page, context } = await open();
+      await page.goto('/#/reset');
+      await page.getByRole('button', { name: L.people.setPassword, exact: true }).click();
+      await expect.poll(async () => (await focused(page)).id).toBe('reset-uin');
+      for (const [id, problem] of [
+        ['reset-uin', L.login.uinRequired],
+        ['reset-code', L.people.codeRequired],
+      ] as const) {
+        const input = page.locator(`#${id}`);
+        expect(await input.getAttribute('aria-invalid')).toBe('true');
+        expect(
+          await page.locator(`#${(await input.getAttribute('aria-describedby')) ?? ''}`).innerText(),
+        ).toBe(problem);
+      }
+      await page.locator('#reset-uin').fill('2026888');
+      await page.getByRole('button', { name: L.people.setPassword, exact: true }).click();
+      await expect.poll(async () => (await focused(page)).id).toBe('reset-code');
+      expect(await page.locator('#reset-uin').getAttribute('aria-invalid')).toBe('false');
+      await expectNoViolations(page);
+      await context.close();
+    });
+
     it('moves focus to the new page heading, but never away from a field someone already types in', async () => {
       const user = await member();
       const { page, context, problems } = await open();
