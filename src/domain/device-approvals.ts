@@ -8,7 +8,7 @@
  * count) and given back when the code was right.
  */
 import type { Clock } from '../clock.js';
-import { normalizedUserCode, userCodeKey } from '../oauth/device/user-code.js';
+import { normalizedUserCode, userCodeKey } from './device-user-code.js';
 import { groupsAllow } from '../shared/people.js';
 import type {
   AppRecord,

@@ -7,7 +7,7 @@ import type { ClientRecord } from '../../storage/store.js';
 import { credentialKey, newCredential } from '../credentials.js';
 import { UnauthorizedClient } from '../errors.js';
 import { grantedScope } from '../scopes.js';
-import { formatUserCode, newUserCode, userCodeKey } from './user-code.js';
+import { formatUserCode, newUserCode, userCodeKey } from '../../domain/device-user-code.js';
 
 /** RFC 8628 §3.4: the grant type the device polls the token endpoint with. */
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';

@@ -1,10 +1,11 @@
 /**
- * RFC 8628 §6.1 user codes: 8 letters of an alphabet without vowels (no words, no 0/O or 1/I mix-ups),
- * shown as `WDJB-MJHT`; typed in any case, with or without dashes and spaces
+ * RFC 8628 §6.1 user codes, the one rule both sides share: the device endpoint issues them (oauth/device), the
+ * person approving a device types one (device-approvals.ts). 8 letters of an alphabet without vowels (no
+ * words, no 0/O or 1/I mix-ups), shown as `WDJB-MJHT`; typed in any case, with or without dashes and spaces
  * (docs/interface.md#device-authorization-grant).
  */
 import { randomInt } from 'node:crypto';
-import { sha256Hex } from '../../domain/crypto.js';
+import { sha256Hex } from './crypto.js';
 
 /** RFC 8628 §6.1: "BCDFGHJKLMNPQRSTVWXZ", 20^8 ≈ 2^34.6 codes. */
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
