@@ -103,8 +103,11 @@ export interface IssuedTokens {
   readonly issuedAt: number;
   /** The browser session the grant started in, if known. */
   readonly sid: string | null;
-  /** The authorization code redeemed for these tokens, by its credentialKey (code exchanges only). */
-  readonly codeHash?: string;
+}
+
+/** What a code exchange hands back: its tokens, and the code redeemed for them by its credentialKey. */
+export interface CodeExchangeTokens extends IssuedTokens {
+  readonly codeHash: string;
 }
 
 /** RFC 6749 §5.1 (and OIDC Core §3.1.3.3) successful token response. */

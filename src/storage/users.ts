@@ -61,8 +61,15 @@ const findUser: HotPath<FindUser> = {
 
 /** A new user's row: what NewUserRecord leaves out takes its default. */
 function newUserRow(user: NewUserRecord): Row<'users'> {
-  const { name = null, email = null, groups = [], expiresAt = null, lastSignInAt = null, ...rest } = user;
-  const { source = 'local', ...fields } = rest;
+  const {
+    name = null,
+    email = null,
+    groups = [],
+    expiresAt = null,
+    lastSignInAt = null,
+    source = 'local',
+    ...fields
+  } = user;
   return columns({ ...fields, name, email, groups, expiresAt, lastSignInAt, source });
 }
 

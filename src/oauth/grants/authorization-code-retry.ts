@@ -9,7 +9,7 @@ import { isActiveUser } from '../../domain/users.js';
 import type { AuthorizationCodeRecord, ClientRecord, TokenSubject } from '../../storage/store.js';
 import { credentialKey, derivedCredential } from '../credentials.js';
 import { verifierProblem } from '../pkce.js';
-import type { IssuedTokens } from '../tokens.js';
+import type { CodeExchangeTokens } from '../tokens.js';
 import { RETRY_WINDOW_MS, undeliveredExchanges } from '../undelivered-exchanges.js';
 import type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
 
@@ -32,7 +32,7 @@ export function issuedTokens(
   accessToken: string,
   refreshToken: string | undefined,
   issuedAt: number,
-): IssuedTokens {
+): CodeExchangeTokens {
   return {
     accessToken,
     refreshToken,
@@ -67,7 +67,7 @@ export async function answerAgain(
   code: AuthorizationCodeRecord,
   user: TokenSubject | undefined,
   now: number,
-): Promise<IssuedTokens | undefined> {
+): Promise<CodeExchangeTokens | undefined> {
   const usedAt = code.usedAt;
   if (!options.checkRedirectUri || usedAt === null || now - usedAt > RETRY_WINDOW_MS) return undefined;
   if (!(await undeliveredExchanges(ctx).take(code.codeHash, now))) return undefined;

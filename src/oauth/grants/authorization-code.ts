@@ -25,7 +25,7 @@ import { undeliveredExchanges } from '../undelivered-exchanges.js';
 import { answerAgain, exchangeKey, issuedTokens } from './authorization-code-retry.js';
 import type { AuthorizationCodeExchange, AuthorizationCodeOptions } from './authorization-code-request.js';
 import {
-  type IssuedTokens,
+  type CodeExchangeTokens,
   mintAccessToken,
   mintRefreshToken,
   newFamilyId,
@@ -63,7 +63,7 @@ export async function exchangeAuthorizationCode(
   client: ClientRecord,
   exchange: AuthorizationCodeExchange,
   options: AuthorizationCodeOptions,
-): Promise<IssuedTokens> {
+): Promise<CodeExchangeTokens> {
   const presented = presentedCode(exchange, options);
   if (typeof presented !== 'string') throw presented;
   const codeHash = credentialKey(presented);
@@ -83,7 +83,7 @@ export async function authenticateAndExchangeCode(
   credentials: PresentedClient,
   exchange: AuthorizationCodeExchange,
   options: AuthorizationCodeOptions,
-): Promise<IssuedTokens> {
+): Promise<CodeExchangeTokens> {
   const presented = presentedCode(exchange, options);
   if (typeof presented !== 'string') {
     await authenticatePresented(ctx, credentials);
@@ -103,7 +103,7 @@ async function redeem(
   found: CodeWithGrantor | undefined,
   exchange: AuthorizationCodeExchange,
   options: AuthorizationCodeOptions,
-): Promise<IssuedTokens> {
+): Promise<CodeExchangeTokens> {
   const now = ctx.clock.now();
   // RFC 6749 §5.2 invalid_grant: "The provided authorization grant … is invalid".
   if (!found) throw new InvalidGrant('the authorization code is invalid');
@@ -150,7 +150,7 @@ async function issue(
   user: TokenSubject,
   now: number,
   options: AuthorizationCodeOptions,
-): Promise<IssuedTokens> {
+): Promise<CodeExchangeTokens> {
   const grant: TokenGrant = {
     clientId: client.clientId,
     uin: code.uin,

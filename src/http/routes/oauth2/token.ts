@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
-import { credentialKey } from '../../../oauth/credentials.js';
 import { InvalidRequest, UnsupportedGrantType } from '../../../oauth/errors.js';
 import { authenticateAndExchangeCode } from '../../../oauth/grants/authorization-code.js';
 import { authenticatePresented } from '../../../oauth/client-authentication.js';
@@ -65,20 +64,21 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
 
     const grantType = present(body.grant_type);
     let issued: IssuedTokens;
-    /** The code of an exchange that committed, until its answer is known to be sent. */
-    let exchanged: string | undefined;
+    /** The key of the code an exchange redeemed, until its answer is known to be sent. */
+    let codeKey: string | undefined;
     if (grantType === 'authorization_code') {
-      exchanged = present(body.code);
-      issued = await authenticateAndExchangeCode(
+      const exchanged = await authenticateAndExchangeCode(
         ctx,
         credentials,
         {
-          code: exchanged,
+          code: present(body.code),
           redirectUri: present(body.redirect_uri),
           codeVerifier: present(body.code_verifier),
         },
         { checkRedirectUri: true, accessTokenOnly: false },
       );
+      issued = exchanged;
+      codeKey = exchanged.codeHash;
     } else {
       const client = await authenticatePresented(ctx, credentials);
       // RFC 6749 §4.1.3: grant_type is REQUIRED.
@@ -104,9 +104,8 @@ export const tokenRoutes: RoutePlugin = async (app, { ctx }) => {
 
     // RFC 6749 §5.1: token responses must not be cached.
     reply.headers(NO_STORE_HEADERS);
-    if (exchanged === undefined) return tokenResponse(ctx, issued);
+    if (codeKey === undefined) return tokenResponse(ctx, issued);
     // The code is used now: if its answer does not reach the client, the client's retry finds it used.
-    const codeKey = issued.codeHash ?? credentialKey(exchanged);
     undeliveredExchanges(ctx).answering(codeKey, notDelivered(reply.raw), ctx.clock);
     try {
       return await tokenResponse(ctx, issued);
