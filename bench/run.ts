@@ -398,9 +398,15 @@ notes.push(
 notes.push(
   `Server event-loop delay and GC pauses: read inside each server by a bench-only preload ` +
     '(bench/probe/loop-probe.ts: `monitorEventLoopDelay` sampled every 5 ms, and every `gc` performance entry) ' +
-    `over each open-loop run. "Steady": every server offered the same rate (userinfo ${options.steadyRates.userinfo}/s, ` +
+    'over each open-loop run. "Run-queue wait": how long a thread was ready to run with no core free (Linux ' +
+    "schedstat): the server's main thread in all and the most within one 10 ms reading, then the load " +
+    "generator's thread; a loop-delay max near the server's most is the kernel's doing, and an answer the " +
+    'generator read while waiting is late by that wait. ' +
+    `"Steady": every server offered the same rate (userinfo ${options.steadyRates.userinfo}/s, ` +
     `exchanges ${options.steadyRates.token}/s). "peak ≥ 95% of the previous run" compares with ${previous.file} as it ` +
-    `was when this run began (${previous.rows.length} counted rows; another machine there makes it meaningless).`,
+    `was when this run began (${previous.rows.length} counted rows; another machine there makes it meaningless), ` +
+    "over how fast the machine ran: each peak ratio is divided by the geometric mean of the peers' peak ratios " +
+    '(bare Fastify and oidc-provider, the same code in both runs; "peers" in the cell), and the raw ratio is shown beside it.',
 );
 const { wantRow: _wantRow, partial: _partial, ...settings } = options;
 const report = buildReport(

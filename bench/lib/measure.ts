@@ -2,7 +2,7 @@
  * One row of the table: warm up; measure the peak under closed-loop load while sampling the server's peak RSS
  * and CPU time; then offer half that peak at a fixed rate (open loop) for the latency.
  */
-import { cpuMeter, processesCpuMeter } from './cpu.js';
+import { cpuMeter, mainThreadRunQueueMs, processesCpuMeter } from './cpu.js';
 import { runLoad, type BodyCheck, type LoadResult, type RequestSource } from './load.js';
 import { runOpenLoop, type OpenLoopResult } from './open-loop.js';
 import { waitForQuiet } from './quiet.js';
@@ -37,6 +37,11 @@ export interface OpenLoopRow extends OpenLoopResult {
   readonly cpu?: CpuUse;
   /** The server's event-loop delay and GC pauses over the run (bench/probe/loop-probe.ts). */
   readonly mainThread?: ProbeReading;
+  /**
+   * How long the load generator's own thread waited for a core during the run, in ms: an answer that
+   * arrived meanwhile was read late, and the wait is in its latency.
+   */
+  readonly generatorRunQueueMs?: number;
   /** Latency is judged only with every request answered 2xx and the rate actually achieved. */
   readonly judged: boolean;
   readonly whyNotJudged?: string;
@@ -171,6 +176,7 @@ async function measureOpenLoop(
   const openSource = await source('measure', rate);
   await server.probe?.start();
   const meter = cpuMeter(server.pid);
+  const generatorWaitBefore = mainThreadRunQueueMs();
   const result = await runOpenLoop({
     baseUrl: server.baseUrl,
     source: openSource,
@@ -180,6 +186,7 @@ async function measureOpenLoop(
     ...(spec.checkBody === undefined ? {} : { checkBody: spec.checkBody }),
   });
   const cpu = meter.stop(result.requests);
+  const generatorWaitAfter = mainThreadRunQueueMs();
   const reading = await server.probe?.stop();
   const reasons: string[] = [];
   if (result.non2xx > 0) reasons.push(`${result.non2xx} non-2xx (${result.sampleFailure ?? '?'})`);
@@ -193,6 +200,9 @@ async function measureOpenLoop(
     ...result,
     ...(cpu === undefined ? {} : { cpu }),
     ...(reading === undefined ? {} : { mainThread: reading }),
+    ...(generatorWaitBefore === undefined || generatorWaitAfter === undefined
+      ? {}
+      : { generatorRunQueueMs: generatorWaitAfter - generatorWaitBefore }),
     judged: reasons.length === 0,
     ...(reasons.length === 0 ? {} : { whyNotJudged: reasons.join('; ') }),
   };
@@ -213,9 +223,11 @@ export function probeSummary(reading: ProbeReading | undefined): string {
   if (reading === undefined) return '';
   const d = reading.loopDelay;
   const g = reading.gc;
+  const r = reading.runQueue;
   return (
     `loop delay p99 ${d.p99Ms.toFixed(1)} max ${d.maxMs.toFixed(1)} ms, GC ${g.count}× ` +
-    `(total ${g.totalMs.toFixed(1)}, max ${g.maxMs.toFixed(1)} ms, ${g.major} major)`
+    `(total ${g.totalMs.toFixed(1)}, max ${g.maxMs.toFixed(1)} ms, ${g.major} major)` +
+    (r === undefined ? '' : `, waited for a core ${r.totalMs.toFixed(0)} ms (most ${r.maxMs.toFixed(1)} ms)`)
   );
 }
 

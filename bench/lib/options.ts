@@ -17,8 +17,9 @@
  *   BENCH_ONLY         comma-separated groups to run: userinfo,token,login,scale-sqlite,postgres (default all)
  *   BENCH_ROWS         comma-separated substrings of row ids (e.g. `userinfo/bare,userinfo/campus-sso/sqlite/base`):
  *                      only the rows whose id contains one run, inside the groups of BENCH_ONLY (default all);
- *                      a measurement tool for one change: the report goes to bench/results/partial.{md,json}
- *                      (git-ignored), and latest.{md,json} stay the last full run
+ *                      a measurement tool for one change. Whenever BENCH_ROWS or BENCH_ONLY leaves rows out, or
+ *                      BENCH_QUICK is set, the report goes to bench/results/partial.{md,json} (git-ignored), and
+ *                      latest.{md,json} stay the last full run (the next full run's "previous run")
  *   BENCH_CPU_PROF     1 = start campus-sso with --cpu-prof; profiles go to dist/bench-profiles/
  *   BENCH_QUIET_WAIT   seconds to wait, before each row, for other work on the machine to calm down
  *                      (CPUs ≤ 15% busy)                             (default 60, quick 0)
@@ -54,7 +55,7 @@ export interface BenchOptions {
   readonly groups: ReadonlySet<Group>;
   /** BENCH_ROWS: whether the row with this id runs. */
   readonly wantRow: (id: string) => boolean;
-  /** BENCH_ROWS is set: some rows are left out. */
+  /** Rows are left out (BENCH_ROWS, BENCH_ONLY) or shortened (BENCH_QUICK): the report is not the latest run. */
   readonly partial: boolean;
   readonly cpuProfile: boolean;
   readonly quietWaitSeconds: number;
@@ -93,6 +94,8 @@ function readRowFilter(): (id: string) => boolean {
 
 export function readOptions(): BenchOptions {
   const quick = process.env.BENCH_QUICK === '1';
+  const groups = readGroups();
+  const rowsLeftOut = (process.env.BENCH_ROWS ?? '').trim() !== '' || groups.size < GROUPS.length;
   return {
     quick,
     durationSeconds: positiveNumber('BENCH_DURATION', quick ? 2 : 8),
@@ -112,9 +115,9 @@ export function readOptions(): BenchOptions {
     baseTokens: 1000,
     scaleTokens: Math.round(positiveNumber('BENCH_SCALE_TOKENS', quick ? 100_000 : 1_000_000)),
     postgresUrl: (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
-    groups: readGroups(),
+    groups,
     wantRow: readRowFilter(),
-    partial: (process.env.BENCH_ROWS ?? '').trim() !== '',
+    partial: rowsLeftOut || quick,
     cpuProfile: process.env.BENCH_CPU_PROF === '1',
     postgresAsyncCommit: process.env.BENCH_PG_ASYNC_COMMIT === '1',
     quietWaitSeconds:
