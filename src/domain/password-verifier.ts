@@ -56,7 +56,7 @@ export class PasswordVerifier {
     const usable = user === undefined || isActiveUser(user, this.clock.now());
     if (accepted.outcome !== 'accepted' || !usable) {
       // The same local work a refused local sign-in does, so that timing does not tell the cases apart.
-      await verifySignIn(undefined, password, false);
+      await verifySignIn(undefined, password, false, () => this.store.users.hasPreviousSystemHashes());
       return { outcome: 'refused' };
     }
     const stored = await upsertDirectoryUser(this.store, this.clock, user, accepted.person);

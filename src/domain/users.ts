@@ -122,7 +122,8 @@ export class UserService {
   async authenticate(uin: number, password: string): Promise<UserRecord | undefined> {
     const user = await this.store.users.find(uin);
     const usable = user !== undefined && isActiveUser(user, this.clock.now());
-    if (!(await verifySignIn(user?.passwordHash, password, usable)) || !user) return undefined;
+    const previousLeft = (): Promise<boolean> => this.store.users.hasPreviousSystemHashes();
+    if (!(await verifySignIn(user?.passwordHash, password, usable, previousLeft)) || !user) return undefined;
     // Only after a success, so re-hashing never changes how long a refusal takes.
     if (needsRehash(user.passwordHash)) {
       await this.store.users.update(uin, { passwordHash: await hashPassword(password) });

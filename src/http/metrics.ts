@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { signInVerifications } from '../domain/passwords.js';
 import type { ResponseObservers } from './route-hooks.js';
 
 /** The `route` label of a request no route matched (a 404 or 405 from the not-found handler). */
@@ -47,7 +48,7 @@ class RouteMetrics {
 
 /**
  * Prometheus metrics (docs/operations.md#health-readiness-and-metrics): request counts and latencies by
- * route, plus the process's own.
+ * route, the sign-ins' password verifications, plus the process's own.
  */
 export function registerMetrics(responses: ResponseObservers): Registry {
   const registry = new Registry();
@@ -73,6 +74,17 @@ export function registerMetrics(responses: ResponseObservers): Registry {
     labelNames: ['route'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
+  });
+  new Counter({
+    name: 'campus_sso_password_verifications_total',
+    help: "argon2id verifications made by sign-ins, by parameter set and whether of the account's own hash or a dummy one",
+    labelNames: ['parameters', 'hash'] as const,
+    registers: [registry],
+    // This process's totals (passwords.ts counts them for every server it runs).
+    collect() {
+      this.reset();
+      for (const { parameters, hash, count } of signInVerifications()) this.inc({ parameters, hash }, count);
+    },
   });
   const metricsOf = new Map<string, RouteMetrics>();
   const forRoute = (route: string): RouteMetrics => {

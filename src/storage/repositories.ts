@@ -77,6 +77,8 @@ export interface UserRepository {
    * `limit`.
    */
   listDormant(before: number, limit: number): Promise<UserRecord[]>;
+  /** Whether any password hash still has the previous system's parameters (`$argon2id$v=19$m=65536,t=1,p=2$`). */
+  hasPreviousSystemHashes(): Promise<boolean>;
 }
 
 /** The roles users hold beside `user_group` (docs/interface.md#roles). */

@@ -73,6 +73,12 @@ function newUserRow(user: NewUserRecord): Row<'users'> {
   return columns({ ...fields, name, email, groups, expiresAt, lastSignInAt, source });
 }
 
+/**
+ * The predicate of the index 0018 made, word for word: SQLite and PostgreSQL use a partial index only for a
+ * query whose WHERE states its predicate (a hash of the previous system's parameters, `m=65536,t=1,p=2`).
+ */
+export const PREVIOUS_SYSTEM_HASHES_ONLY = "substr(password_hash, 1, 31) = '$argon2id$v=19$m=65536,t=1,p=2$'";
+
 /** The advisory lock key that serializes changes that may take away an admin (lockAdminChanges). */
 const ADMIN_CHANGES_LOCK = 0x63_73_61_64; // "csad"
 
@@ -153,6 +159,12 @@ export class Users extends Repository implements UserRepository {
       .where('uin', 'in', [...uins])
       .execute();
     return rows.map(toUser);
+  }
+
+  /** One look-up in the index of only those hashes (PREVIOUS_SYSTEM_HASHES_ONLY). */
+  async hasPreviousSystemHashes(): Promise<boolean> {
+    const query = sql`select 1 as found from users where ${sql.raw(PREVIOUS_SYSTEM_HASHES_ONLY)} limit 1`;
+    return (await query.execute(this.db)).rows.length > 0;
   }
 
   async listDormant(before: number, limit: number): Promise<UserRecord[]> {

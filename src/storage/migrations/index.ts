@@ -14,6 +14,7 @@ import { deviceGrant } from './0014-device-grant.js';
 import { roles } from './0015-roles.js';
 import { serviceAccounts } from './0016-service-accounts.js';
 import { roomForHotUpdates } from './0017-room-for-hot-updates.js';
+import { previousSystemHashes } from './0018-previous-system-hashes.js';
 
 /**
  * Every migration, compiled into the program (no files read at run time), in the order they landed. Kysely
@@ -36,6 +37,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0015-roles': roles,
   '0016-service-accounts': serviceAccounts,
   '0017-room-for-hot-updates': roomForHotUpdates,
+  '0018-previous-system-hashes': previousSystemHashes,
 };
 
 export const migrationProvider: MigrationProvider = {
