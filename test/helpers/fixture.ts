@@ -22,6 +22,7 @@
  * databases itself; a CLI suite starts `campus-sso serve` processes) use `describeEachDatabase`, the
  * reachability rule alone.
  */
+import { hash } from '@node-rs/argon2';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import type { NewApp } from '../../src/domain/apps.js';
@@ -93,6 +94,27 @@ export async function signedInUser(
   const response = await browser.login(uin, password);
   if (response.status !== 200) throw new Error(`the test user ${uin} could not sign in: ${response.status}`);
   return { uin, browser };
+}
+
+/**
+ * Stores a user whose password hash the previous system made (argon2id `m=65536,t=1,p=2`), kept as it was by
+ * the import (import-campux), who has not signed in since (which would re-hash it).
+ */
+export async function insertImportedUser(
+  server: TestServer,
+  uin: number,
+  password: string,
+  at: number,
+): Promise<void> {
+  const inserted = await server.ctx.store.users.insert({
+    uin,
+    passwordHash: await hash(password, { memoryCost: 65_536, timeCost: 1, parallelism: 2 }),
+    userGroup: 'user',
+    createdAt: at,
+    disabled: false,
+    mustChangePassword: false,
+  });
+  if (!inserted) throw new Error(`the test user ${uin} exists already`);
 }
 
 export interface DatabaseSuiteOptions {

@@ -4,9 +4,8 @@
  * alike. Counted with campus_sso_password_verifications_total on /metrics (docs/operations.md), over real
  * sign-ins against the real server and database.
  */
-import { hash } from '@node-rs/argon2';
 import { beforeAll, expect, it } from 'vitest';
-import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
+import { type DatabaseSuiteOptions, describeOnDatabases, insertImportedUser } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -68,15 +67,7 @@ describeOnDatabases('sign-in refusals and imported hashes', SUITE, ({ server, cl
   });
 
   it('verifies it on every refusal while one is left, and stops once its owner signed in (re-hashed)', async () => {
-    await server.ctx.store.users.insert({
-      uin: imported,
-      // As the previous system hashed it, kept as it is by import-campux.
-      passwordHash: await hash(PASSWORD, { memoryCost: 65_536, timeCost: 1, parallelism: 2 }),
-      userGroup: 'user',
-      createdAt: clock.now(),
-      disabled: false,
-      mustChangePassword: false,
-    });
+    await insertImportedUser(server, imported, PASSWORD, clock.now());
     expect(await server.ctx.store.users.hasPreviousSystemHashes()).toBe(true);
     clock.advance(2 * 60 * 60_000); // a fresh throttle window
     expect(await added(server, login(unknown, 'a wrong guess'), 401)).toEqual({

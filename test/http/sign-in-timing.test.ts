@@ -5,9 +5,8 @@
  * refusal verifies the previous system's dummy. Tries are interleaved so that load on the machine hits every
  * case alike.
  */
-import { hash } from '@node-rs/argon2';
 import { beforeAll, expect, it } from 'vitest';
-import { type DatabaseSuiteOptions, describeOnDatabases } from '../helpers/fixture.js';
+import { type DatabaseSuiteOptions, describeOnDatabases, insertImportedUser } from '../helpers/fixture.js';
 import { Browser } from '../helpers/http.js';
 
 const TRIES = 50;
@@ -123,15 +122,7 @@ describeOnDatabases('POST /v1/account/login refusals', SUITE, ({ server, clock }
   }, 600_000);
 
   it('answers an unknown uin, a wrong password, an imported hash and a disabled account alike, in the same time within 10%', async () => {
-    await server.ctx.store.users.insert({
-      uin: imported,
-      // As the previous system hashed it (m=65536,t=1,p=2), kept as it is by import-campux.
-      passwordHash: await hash(PASSWORD, { memoryCost: 65_536, timeCost: 1, parallelism: 2 }),
-      userGroup: 'user',
-      createdAt: clock.now(),
-      disabled: false,
-      mustChangePassword: false,
-    });
+    await insertImportedUser(server, imported, PASSWORD, clock.now());
     await expectAlike([
       ...common,
       { name: 'imported hash, wrong password', uin: imported, password: 'a wrong guess' },

@@ -8,27 +8,15 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import pg from 'pg';
 import { SqliteDatabase } from '../../src/storage/sqlite-driver.js';
 import { PREVIOUS_SYSTEM_HASHES_ONLY } from '../../src/storage/users.js';
-import type { UserRecord } from '../../src/storage/store.js';
+import type { NewUserRecord } from '../../src/storage/store.js';
 import { type OpenedStore, openFreshStore } from '../helpers/databases.js';
 import { describeEachDatabase } from '../helpers/fixture.js';
 
 const NOW = Date.UTC(2026, 0, 15);
 
-function user(uin: number, passwordHash: string): UserRecord {
-  return {
-    uin,
-    passwordHash,
-    userGroup: 'user',
-    createdAt: NOW,
-    disabled: false,
-    mustChangePassword: false,
-    name: null,
-    email: null,
-    groups: [],
-    expiresAt: null,
-    lastSignInAt: null,
-    source: 'local',
-  };
+/** A local user with this hash (the rest as a new user gets it). */
+function user(uin: number, passwordHash: string): NewUserRecord {
+  return { uin, passwordHash, userGroup: 'user', createdAt: NOW, disabled: false, mustChangePassword: false };
 }
 
 describeEachDatabase('users with a previous-system hash', (database) => {
