@@ -115,15 +115,15 @@ export type PreviousSystemHashesLeft = () => Promise<boolean>;
 const DUMMY_PASSWORD = 'campus-sso dummy password for timing equalisation';
 
 /**
- * Checks a sign-in's password so that every refusal takes the same time (docs/security.md#browser-sign-in-and-sessions): an unknown
- * uin, a wrong password, an imported previous-system hash and a disabled account (`usable` false) must not be
- * told apart by timing. Every refusal verifies once with EACH known parameter set that some account's hash
- * has, in the same order: the stored hash in its own set's turn, a dummy hash in every other (and for a
- * missing or malformed hash, in all). The previous system's set is in use only while an imported hash is left
- * (`previousSystemHashesLeft`, asked in its turn by every refusal alike); without one, a refusal spares its
- * dummy: 64 MiB and ~22 ms of CPU over both cores, against ~6 ms for the current set (measured here). The same
- * order matters: measured, verifying the 64 MiB set before the 19 MiB one cost ~5% more CPU than after it.
- * Only a success may stop early.
+ * Checks a sign-in's password so that every refusal takes the same time
+ * (docs/security.md#browser-sign-in-and-sessions): an unknown uin, a wrong password, an imported
+ * previous-system hash and a disabled account (`usable` false) must not be told apart by timing. Every refusal
+ * verifies once with EACH known parameter set in use, in the same order: the stored hash in its own set's
+ * turn, a dummy hash in every other (and for a missing or malformed hash, in all). Today's set is always in
+ * use; the previous system's only while an imported hash is left (`previousSystemHashesLeft`, asked in its
+ * turn by every refusal alike). Without one, a refusal spares that dummy: 64 MiB and ~22 ms of CPU over both
+ * cores, against ~6 ms for today's set (measured here). The same order matters: measured, verifying the
+ * 64 MiB set before the 19 MiB one cost ~5% more CPU than after it. Only a success may stop early.
  */
 export async function verifySignIn(
   storedHash: string | undefined,

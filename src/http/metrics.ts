@@ -77,7 +77,7 @@ export function registerMetrics(responses: ResponseObservers): Registry {
   });
   new Counter({
     name: 'campus_sso_password_verifications_total',
-    help: "argon2id verifications made by sign-ins, by parameter set and whether of the account's own hash or a dummy one",
+    help: "Sign-ins' argon2id verifications, by parameter set and hash (the account's own, or a dummy)",
     labelNames: ['parameters', 'hash'] as const,
     registers: [registry],
     // This process's totals (passwords.ts counts them for every server it runs).

@@ -77,7 +77,7 @@ export interface UserRepository {
    * `limit`.
    */
   listDormant(before: number, limit: number): Promise<UserRecord[]>;
-  /** Whether any password hash still has the previous system's parameters (`$argon2id$v=19$m=65536,t=1,p=2$`). */
+  /** Whether any password hash still has the previous system's parameters (`m=65536,t=1,p=2`). */
   hasPreviousSystemHashes(): Promise<boolean>;
 }
 

@@ -6,7 +6,8 @@ import { type Kysely, type Migration, sql } from 'kysely';
  * those rows, so it shrinks to nothing as people sign in, and asking whether any is left is one look-up
  * (`Users.hasPreviousSystemHashes`, whose WHERE must stay exactly this predicate for either database to use
  * the index). A refused sign-in verifies a dummy hash with those parameters only while one is left
- * (docs/security.md#browser-sign-in-and-sessions): 64 MiB and both cores for ~13 ms here. Builds in one pass over users.
+ * (docs/security.md#browser-sign-in-and-sessions): 64 MiB and both cores for ~13 ms here. It is built in one
+ * pass over users.
  */
 export const previousSystemHashes: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
