@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { runQueueWaitNs } from '../probe/schedstat.js';
 
 let ticksPerSecond: number | undefined;
 
@@ -81,15 +82,8 @@ export async function processesCpuMeter(pids: () => Promise<readonly number[]>):
   };
 }
 
-/**
- * How long this process's main thread has waited for a core so far (ready to run, none free), in ms: the
- * second field of /proc/<pid>/task/<pid>/schedstat. Undefined where it cannot be read (not Linux).
- */
-export function mainThreadRunQueueMs(pid: number = process.pid): number | undefined {
-  try {
-    const waited = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]);
-    return Number.isFinite(waited) ? waited / 1e6 : undefined;
-  } catch {
-    return undefined;
-  }
+/** How long this process's main thread has waited for a core so far, in ms (../probe/schedstat.ts). */
+export function mainThreadRunQueueMs(): number | undefined {
+  const waited = runQueueWaitNs();
+  return waited === undefined ? undefined : waited / 1e6;
 }

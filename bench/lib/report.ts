@@ -245,18 +245,13 @@ export const TARGETS: readonly Target[] = [
     check: (row, rows, previous) => {
       if (!isCampus(row)) return undefined;
       const before = find(previous.rows, (r) => r.id === row.id);
-      if (before === undefined) return undefined;
-      if (!row.counts) return { verdict: '—', detail: 'row not counted' };
-      const raw = row.load.rps / before.load.rps;
+      const pass = (ratio: number): boolean => ratio >= 1 - PEAK_REGRESSION;
       const speed = machineSpeed(rows, previous.rows);
-      if (speed === undefined) {
-        return { verdict: raw >= 1 - PEAK_REGRESSION ? 'PASS' : 'MISS', detail: pct(raw) };
-      }
-      const adjusted = raw / speed;
-      return {
-        verdict: adjusted >= 1 - PEAK_REGRESSION ? 'PASS' : 'MISS',
-        detail: `${pct(adjusted)}; raw ${pct(raw)}, peers ${pct(speed)}`,
-      };
+      if (speed === undefined) return compare(row, before, byRps, pass, pct);
+      const overSpeed: Metric = (r, reference) => r.load.rps / reference.load.rps / speed;
+      const show = (adjusted: number): string =>
+        `${pct(adjusted)}; raw ${pct(adjusted * speed)}, peers ${pct(speed)}`;
+      return compare(row, before, overSpeed, pass, show);
     },
   },
   {

@@ -14,16 +14,14 @@
  *
  * Messages: `{ probe: 'start' }` resets both and is acknowledged; `{ probe: 'stop' }` answers the reading.
  */
-import { readFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { runQueueWaitNs } from './schedstat.js';
 
 /** Sampling period of the delay histogram, in ms: stalls of a few ms show, at ~200 libuv wake-ups a second. */
 const RESOLUTION_MS = 5;
 const NS_PER_MS = 1e6;
 /** How often the run-queue wait is read during a run (a read of a /proc file: ~10 µs). */
 const RUN_QUEUE_EVERY_MS = 10;
-/** The main thread's schedstat (its thread id is the process id). */
-const SCHEDSTAT = `/proc/${process.pid}/task/${process.pid}/schedstat`;
 
 export interface ProbeReading {
   readonly loopDelay: { readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
@@ -36,16 +34,6 @@ export interface ProbeReading {
   };
   /** Absent where /proc has no schedstat (not Linux, or a kernel without schedstats). */
   readonly runQueue?: { readonly totalMs: number; readonly maxMs: number };
-}
-
-/** The main thread's run-queue wait so far, in ns, or undefined where it cannot be read. */
-function runQueueWaitNs(): number | undefined {
-  try {
-    const waited = Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[1]);
-    return Number.isFinite(waited) ? waited : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Reads the run-queue wait every RUN_QUEUE_EVERY_MS from `start` until `stop`. */
