@@ -144,3 +144,29 @@ export function isRefusedBind(ldap: LdapLibrary, error: unknown): boolean {
     error instanceof ldap.UnwillingToPerformError
   );
 }
+
+/**
+ * Active Directory's own partitions, which a search from a domain's root always refers to (its DNS zones and
+ * its configuration): they hold no people, so a referral to one of them leaves nobody unread.
+ */
+const PEOPLELESS_AD_PARTITIONS = ['dc=domaindnszones', 'dc=forestdnszones', 'cn=configuration'];
+
+/**
+ * The referrals of a search (RFC 4511 §4.5.3: part of the subtree is held by another server, which campus-sso
+ * does not follow) that may hold people: every one but those to Active Directory's DNS and configuration
+ * partitions. A listing with any of these is not the whole directory.
+ */
+export function referralsToPeople(urls: readonly string[]): string[] {
+  return urls.filter((url) => {
+    // ldap://host/<dn>?…: the DN is the URL's path (RFC 4516), percent-encoded.
+    const path = /^ldaps?:\/\/[^/]*\/([^?]*)/i.exec(url)?.[1];
+    let dn = '';
+    try {
+      dn = decodeURIComponent(path ?? '');
+    } catch {
+      // Not a DN we can read: may hold anyone.
+    }
+    const first = dn.split(',')[0]?.replace(/\s+/g, '').toLowerCase() ?? '';
+    return !PEOPLELESS_AD_PARTITIONS.includes(first);
+  });
+}

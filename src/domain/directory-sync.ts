@@ -216,7 +216,11 @@ export function scheduleDirectorySync(
   const tick = (): void => {
     if (running) return;
     running = syncDirectory(deps, true)
-      .then((report) => log.info({ ldap_sync: report.summary }, 'directory sync done'))
+      .then((report) => {
+        // As the command prints them: entries left alone and groups that are no group tags.
+        for (const warning of report.warnings) log.warn(warning, 'directory sync: left out');
+        log.info({ ldap_sync: report.summary }, 'directory sync done');
+      })
       .catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'directory sync did nothing'))
       .finally(() => {
         running = undefined;

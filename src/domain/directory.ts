@@ -21,6 +21,7 @@ import {
   personOf,
   isPerson,
   isRefusedBind,
+  referralsToPeople,
 } from './directory-entries.js';
 import { type LdapLibrary, loadLdapLibrary } from './ldap-library.js';
 export type {
@@ -95,16 +96,23 @@ export class Directory {
   /**
    * Everyone the filter matches under the user base, read with the paged results control (RFC 2696) so that a
    * directory's size limit per answer does not cut the list. Any error (including a size or time limit the
-   * server still imposes) throws: a partial list must never look like a whole one.
+   * server still imposes) throws, and so does a referral to another server that may hold people: a partial
+   * list must never look like a whole one (its missing people would be disabled).
    */
   async listPeople(): Promise<DirectoryListing> {
     return this.session(async (client) => {
-      const { searchEntries } = await client.search(this.config.userBase, {
+      const { searchEntries, searchReferences } = await client.search(this.config.userBase, {
         scope: 'sub',
         filter: everyoneFilter(this.config.userFilter),
         attributes: this.attributes,
         paged: { pageSize: PAGE_SIZE },
       });
+      const elsewhere = referralsToPeople(searchReferences);
+      if (elsewhere.length > 0) {
+        throw new Error(
+          `part of ${this.config.userBase} is held by another server, which campus-sso does not follow (${elsewhere.slice(0, 3).join(', ')}${elsewhere.length > 3 ? ', …' : ''}): set LDAP_USER_BASE to the part that holds the people`,
+        );
+      }
       const mapped = searchEntries.map((entry) => personOf(entry, this.config));
       const people = mapped.filter(isPerson);
       const skipped = mapped.filter((item): item is SkippedEntry => !isPerson(item));

@@ -17,6 +17,8 @@ export type SignInCheck =
       readonly user: UserRecord;
       /** A directory person signing in for the first time: the account was created just now. */
       readonly created: boolean;
+      /** A directory person's groups that are no group tags, left out of their groups (to be reported). */
+      readonly skippedGroups?: readonly string[];
     }
   | { readonly outcome: 'refused' }
   | { readonly outcome: 'directory-unavailable'; readonly error: DirectoryUnavailable };
@@ -61,7 +63,13 @@ export class PasswordVerifier {
     }
     const stored = await upsertDirectoryUser(this.store, this.clock, user, accepted.person);
     if (stored === undefined) return { outcome: 'refused' };
-    return { outcome: 'accepted', user: stored.user, created: stored.created };
+    const skipped = accepted.person.skippedGroups;
+    return {
+      outcome: 'accepted',
+      user: stored.user,
+      created: stored.created,
+      ...(skipped.length > 0 && { skippedGroups: skipped }),
+    };
   }
 
   /**

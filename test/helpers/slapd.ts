@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Attribute, Change, Client } from 'ldapts';
+import { Attribute, Change, Client, Control } from 'ldapts';
 import { PortTaken, probedPort, startOnProbedPort } from './probed-port.js';
 import { waitFor as waitForCondition } from './wait.js';
 
@@ -50,6 +50,8 @@ export interface TestDirectory {
   addMember(cn: string, uin: number): Promise<void>;
   modifyPerson(uin: number, attribute: string, value: string): Promise<void>;
   removePerson(uin: number): Promise<void>;
+  /** Any entry, a referral too (deleted with ManageDsaIT, RFC 3296 §3, so the server does not refer instead). */
+  removeEntry(dn: string): Promise<void>;
   /** Stops slapd (an outage); `start` brings the same directory back on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -57,6 +59,9 @@ export interface TestDirectory {
 }
 
 export const personDn = (uin: number): string => `uid=${uin},${PEOPLE}`;
+
+/** RFC 3296 §3: the ManageDsaIT control, to act on a referral entry itself. */
+const MANAGE_DSA_IT = '2.16.840.1.113730.3.4.2';
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -332,6 +337,7 @@ export async function startTestDirectory(): Promise<TestDirectory> {
         ),
       ),
     removePerson: (uin) => asRoot((client) => client.del(personDn(uin))),
+    removeEntry: (dn) => asRoot((client) => client.del(dn, new Control(MANAGE_DSA_IT, { critical: true }))),
     stop,
     start,
     async close() {

@@ -198,6 +198,52 @@ describeEachDatabase('campus-sso ldap sync', (database) => {
     });
   });
 
+  it('changes nothing and exits non-zero when part of the base is referred to another server', async () => {
+    // RFC 4511 §4.5.3: the people under ou=annex live on another server, which the sync does not follow; had
+    // it ignored the referral, everyone kept here from there would be disabled.
+    const annex = `ou=annex,${PEOPLE}`;
+    await directory.addEntry(annex, {
+      objectClass: ['referral', 'extensibleObject'],
+      ou: 'annex',
+      ref: `ldap://annex.school.test/${annex}`,
+    });
+    await directory.removePerson(ADA);
+    try {
+      const result = await sync('--apply');
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /held by another server.*ldap:\/\/annex\.school\.test.*nothing was changed/,
+      );
+      expect(await server.ctx.store.users.find(ADA)).toMatchObject({ disabled: false });
+    } finally {
+      await directory.removeEntry(annex);
+      await directory.addPerson({
+        uin: ADA,
+        cn: 'Ada Lovelace',
+        password: 'ada pass 1',
+        mail: 'ada@school.test',
+      });
+    }
+  });
+
+  it("reads past a referral to Active Directory's DNS or configuration partitions, which hold no people", async () => {
+    const zones = `dc=DomainDnsZones,${PEOPLE}`;
+    await directory.addEntry(zones, {
+      objectClass: ['referral', 'extensibleObject'],
+      dc: 'DomainDnsZones',
+      ref: `ldap://DomainDnsZones.school.test/DC=DomainDnsZones,DC=school,DC=test`,
+    });
+    try {
+      const result = await sync();
+      expect(result.code).toBe(0);
+      expect(result.stderr).not.toMatch(/another server/);
+      expect(parsed(result).summary).toMatchObject({ disable: 0, applied: false });
+    } finally {
+      await directory.removeEntry(zones);
+    }
+  });
+
   it('refuses a directory that answers nobody while directory users are kept (a wrong base), changing nothing', async () => {
     const result = await runCli(['ldap', 'sync', '--apply'], {
       ...env,

@@ -99,12 +99,25 @@ function signInRoute(app: AccountApp, ctx: AppContext): void {
           throw directoryUnavailable();
         }
         const user = check.outcome === 'accepted' ? check.user : undefined;
+        const skippedGroups = check.outcome === 'accepted' ? check.skippedGroups : undefined;
+        // docs/interface.md#the-schools-directory: a directory group that is no group tag is skipped and reported.
+        if (skippedGroups) {
+          request.log.warn(
+            { uin, skipped_groups: skippedGroups },
+            'groups that are not group tags were skipped',
+          );
+        }
         if (check.outcome === 'accepted' && check.created) {
           // Just-in-time: the directory knew this uin and its password; the account now exists here too.
           await ctx.audit.record({
             action: 'user_created',
             target: userTarget(uin),
-            detail: { source: 'ldap', via: 'sign_in', groups: check.user.groups },
+            detail: {
+              source: 'ldap',
+              via: 'sign_in',
+              groups: check.user.groups,
+              ...(skippedGroups && { skipped_groups: skippedGroups }),
+            },
             request,
           });
         }

@@ -45,9 +45,9 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const uin = Number(request.body.uin);
       if (!isValidUin(uin)) throw badRequest('uin must be a positive integer up to 2^53-1');
-      // The same rule as every other way of setting a password, the uin included (docs/security.md).
+      // The same rule as every other way of setting a password, the uin included (docs/security.md); told
+      // after a directory user is told where their password is changed.
       const refusal = passwordRefusal(request.body.new_password, uin);
-      if (refusal) throw passwordRefused(refusal, 'new_password');
 
       const attempt = await ctx.loginThrottle.begin(uin, request.ip);
       if (attempt.retryAfter > 0) {
@@ -68,6 +68,11 @@ export const passwordResetRoutes: RoutePlugin = async (app, { ctx }) => {
       if (user && isDirectoryUser(user)) {
         await ctx.loginThrottle.notChecked(attempt);
         throw directoryOwnsPassword(DIRECTORY_OWNS_PASSWORD);
+      }
+      // A password the rule refuses was no guess at the code either.
+      if (refusal) {
+        await ctx.loginThrottle.notChecked(attempt);
+        throw passwordRefused(refusal, 'new_password');
       }
       // A disabled or expired account keeps its code: an admin who enables it again need not issue another.
       // The code is used up in the transaction that sets the password and ends the old one's access.
