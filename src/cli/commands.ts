@@ -16,6 +16,7 @@ import { type Output, UsageError, parseOptions } from './usage.js';
 import { withContext } from './with-store.js';
 import { parsedRoles } from './user-roles.js';
 import { replaceRoles } from '../domain/roles.js';
+import { appTarget } from '../domain/audit.js';
 
 /**
  * How far V8 lets the old generation grow past what the last full collection kept, in percent (V8's
@@ -103,6 +104,12 @@ export async function userAdd(config: Config, args: string[], out: Output): Prom
     const user = await ctx.users.create(uin, password, group);
     if (!user) throw new Error(`a user with uin ${uin} exists already`);
     if (roles.length > 0) await replaceRoles(ctx, uin, roles);
+    // docs/interface.md#audit-trail: the operator's changes too, with no actor (the command line has no session).
+    await ctx.audit.record({
+      action: 'user_created',
+      target: `user:${uin}`,
+      detail: { user_group: group, ...(roles.length > 0 && { roles }), via: 'cli' },
+    });
     out(
       JSON.stringify({
         uin: user.uin,
@@ -165,6 +172,11 @@ export async function appAdd(config: Config, args: string[], out: Output): Promi
       clientCredentials,
       allowedScopes,
     });
+    await ctx.audit.record({
+      action: 'app_created',
+      target: appTarget(app.clientId),
+      detail: { name: app.name, via: 'cli' },
+    });
     out(JSON.stringify({ client_id: app.clientId, client_secret: clientSecret }));
   });
 }
@@ -182,6 +194,7 @@ export async function appList(config: Config, args: string[], out: Output): Prom
           disabled: app.disabled,
           redirect_uris: app.redirectUris,
           cas_services: app.casServices ?? [],
+          device_grant: app.deviceGrant ?? false,
           client_credentials: app.clientCredentials ?? false,
           allowed_scopes: app.allowedScopes ?? [],
         }),

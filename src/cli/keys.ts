@@ -20,6 +20,12 @@ export async function keysList(ctx: AppContext, out: Output): Promise<void> {
 
 /** Makes a new RS256 + ES256 pair active; prints every key afterwards, as `keys list` does. */
 export async function keysRotate(ctx: AppContext, out: Output): Promise<void> {
-  await rotateSigningKeys(ctx);
+  const created = await rotateSigningKeys(ctx);
+  // docs/interface.md#audit-trail: an action on keys, by the operator (no actor).
+  await ctx.audit.record({
+    action: 'signing_keys_rotated',
+    target: null,
+    detail: { kids: created.map((record) => record.kid), via: 'cli' },
+  });
   await keysList(ctx, out);
 }

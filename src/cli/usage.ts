@@ -25,7 +25,7 @@ commands:
                                                  whose tokens may carry each --scope S
   app list                                       the apps, one JSON line each: client_id, name,
                                                  emoji, disabled, redirect_uris, cas_services,
-                                                 client_credentials, allowed_scopes
+                                                 device_grant, client_credentials, allowed_scopes
   import-campux --sqlite FILE | --mongo-export DIR [--keep-redirect-uri URI ...]
                                                  import users, apps and running bans from the
                                                  previous system (its SQLite file, or the files

@@ -1,4 +1,5 @@
 /** The rules of an admin's change to a user (docs/interface.md#admin-api): what may change, and the last lasting admin. */
+import type { RoleGrant } from '../shared/roles.js';
 import type { UserGroup } from '../shared/users.js';
 import type { UserRecord } from '../storage/store.js';
 
@@ -13,6 +14,8 @@ export interface UserChanges {
   readonly email?: string | null | undefined;
   readonly groups?: readonly string[] | undefined;
   readonly expiresAt?: number | null | undefined;
+  /** Replaces the user's roles (docs/interface.md#roles; `[]` removes them), checked again (rolesProblem). */
+  readonly roles?: readonly RoleGrant[] | undefined;
 }
 
 /**
@@ -21,7 +24,8 @@ export interface UserChanges {
  * this one was written back.
  */
 export type AdminChangeOutcome =
-  | { readonly outcome: 'changed'; readonly user: UserRecord }
+  /** `roles`: the roles written, when the change gave any (a tag given twice kept once). */
+  | { readonly outcome: 'changed'; readonly user: UserRecord; readonly roles?: readonly RoleGrant[] }
   | { readonly outcome: 'not-found' }
   | { readonly outcome: 'last-admin' }
   | { readonly outcome: 'last-admin-raced' }

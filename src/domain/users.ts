@@ -23,6 +23,7 @@ import { userGroupProblem } from '../shared/users.js';
 import { isActiveUser } from './active-user.js';
 import { type AdminChangeOutcome, type UserChanges, removesAnAdmin } from './admin-user-changes.js';
 import { isDirectoryUser } from './directory-users.js';
+import { checkedRoles } from './roles.js';
 import { removeFactorsAddedSinceLastSignIn } from './second-factors.js';
 
 // The uin rule is shared with the pages.
@@ -182,7 +183,8 @@ export class UserService {
   }
 
   /**
-   * An admin changes a user's group, enabled state, profile and password. The service must always keep one
+   * An admin changes a user's group, enabled state, profile, password and roles, in one transaction: a
+   * request that changes several is written whole or not at all. The service must always keep one
    * enabled admin, or nobody could manage it any more (docs/interface.md#admin-api): a change that would
    * leave none is refused, and nothing is written.
    *
@@ -212,6 +214,7 @@ export class UserService {
     const { userGroup, disabled, password, name, email, groups, expiresAt } = changes;
     if (userGroup !== undefined) enforce(userGroupProblem(userGroup));
     if (password !== undefined) enforce(passwordProblem(password, uin));
+    const roles = changes.roles === undefined ? undefined : checkedRoles(changes.roles);
     // Hashed before the transaction: nothing slow runs inside one (docs/architecture.md#transactions).
     const passwordHash = password === undefined ? undefined : await hashPassword(password);
     const update: UserUpdate = {
@@ -230,6 +233,7 @@ export class UserService {
       .transaction(async (tx) => {
         if (removesAdmin) await tx.users.lockAdminChanges();
         if (Object.keys(update).length > 0) await tx.users.update(uin, update);
+        if (roles !== undefined) await tx.roles.replace(uin, roles, now);
         // Two admins demoting each other at once could each see the other still enabled: such changes run
         // one after the other (the lock), each counts again after writing, and one that left no enabled
         // admin is rolled back whole.
@@ -250,7 +254,8 @@ export class UserService {
       });
     if (raced) return { outcome: 'last-admin-raced' };
     const changed = await this.store.users.find(uin);
-    return changed ? { outcome: 'changed', user: changed } : { outcome: 'not-found' };
+    if (!changed) return { outcome: 'not-found' };
+    return { outcome: 'changed', user: changed, ...(roles !== undefined && { roles }) };
   }
 }
 

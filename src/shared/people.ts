@@ -67,6 +67,7 @@ export const AUDIT_ACTIONS = [
   'app_updated',
   'app_secret_rotated',
   'app_deleted',
+  'signing_keys_rotated',
   'user_created',
   'user_updated',
   'users_imported',

@@ -26,11 +26,13 @@ export interface AuditEventRecord {
 }
 
 /**
- * The people a helpdesk member or an auditor sees (docs/interface.md#roles): not admins, holding no role,
- * carrying at least one of these group tags.
+ * The users a role holder reaches (docs/interface.md#roles): those carrying one of `anyTags` who are not
+ * admins and hold no role (a helpdesk member's people), and anyone carrying one of `everyoneTags` (the users
+ * an auditor reads, admins and role holders among them).
  */
 export interface UserScope {
   readonly anyTags: readonly string[];
+  readonly everyoneTags?: readonly string[] | undefined;
 }
 
 export interface AuditQuery {

@@ -13,22 +13,26 @@ import { type RoleGrant, isRole } from '../shared/roles.js';
 const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * The users of `scope` (storage/records.ts UserScope), as a condition on a `users` row: not an admin, no
- * role, and at least one of the tags (each stored quoted in the JSON array; tags have no quotes of their own).
+ * The users of `scope` (storage/audit-records.ts UserScope), as a condition on a `users` row: carrying one of
+ * its `everyoneTags`, or one of its `anyTags` while no admin and holding no role (each tag is stored quoted in
+ * the JSON array; tags have no quotes of their own).
  */
 export function inScope(eb: ExpressionBuilder<Database, 'users'>, scope: UserScope): Expression<SqlBool> {
-  const tagged = scope.anyTags.map(
-    (tag) => sql<SqlBool>`users.groups like ${`%"${likeEscaped(tag)}"%`} escape '\\'`,
-  );
-  return eb.and([
+  const tagged = (tags: readonly string[]): Expression<SqlBool> =>
+    tags.length === 0
+      ? sql<SqlBool>`1 = 0`
+      : eb.or(tags.map((tag) => sql<SqlBool>`users.groups like ${`%"${likeEscaped(tag)}"%`} escape '\\'`));
+  const people = eb.and([
     eb('users.user_group', '!=', 'admin'),
     eb.not(
       eb.exists(
         eb.selectFrom('user_roles').select('user_roles.uin').whereRef('user_roles.uin', '=', 'users.uin'),
       ),
     ),
-    tagged.length === 0 ? sql<SqlBool>`1 = 0` : eb.or(tagged),
+    tagged(scope.anyTags),
   ]);
+  const everyone = scope.everyoneTags ?? [];
+  return everyone.length === 0 ? people : eb.or([tagged(everyone), people]);
 }
 
 export class UserRoles extends Repository implements RoleRepository {

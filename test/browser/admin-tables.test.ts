@@ -332,12 +332,12 @@ describe('item 11: audit details read as sentences', () => {
 });
 
 describe('#/admin by role', () => {
-  it('a helpdesk member sees only Users, their class, and the actions that get people back in', async () => {
+  it('a helpdesk member sees Users with their class and the actions that get people back in, and Audit', async () => {
     const { page, context, problems } = await openPage(browser, sso);
     await signInByApi(page, HELPDESK);
     await openView(page, '/#/admin');
     const tabs = page.getByRole('tab');
-    await expect.poll(() => tabs.allInnerTexts()).toEqual(['Users']);
+    await expect.poll(() => tabs.allInnerTexts()).toEqual(['Users', 'Audit']);
     const table = page.getByTestId('users-table');
     await table.locator('tbody tr').first().waitFor();
     await expect.poll(() => table.innerText()).toContain('25 users');
@@ -356,6 +356,24 @@ describe('#/admin by role', () => {
     await page.getByTestId(`select-${STUDENTS[8]!.uin}`).check();
     await page.getByRole('button', { name: 'Create 1 reset code and card' }).click();
     await page.getByTestId('sign-in-card').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('a helpdesk member reads the audit events of their people in the Audit tab', async () => {
+    const { page, context, problems } = await openPage(browser, sso);
+    await signInByApi(page, HELPDESK);
+    const student = STUDENTS[9]!.uin;
+    const unlocked = await page.request.post(`/v1/admin/users/${student}/unlock`, {
+      headers: { origin: sso.baseUrl },
+    });
+    expect(unlocked.status()).toBe(200);
+    await openView(page, '/#/admin');
+    await page.getByRole('tab', { name: 'Audit' }).click();
+    const audit = page.getByTestId('audit-table');
+    await audit.locator('tbody tr').first().waitFor();
+    await expect.poll(() => audit.innerText()).toContain(String(student));
+    expect(await a11yViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

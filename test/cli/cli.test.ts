@@ -164,7 +164,17 @@ describe('campus-sso app add', () => {
         deviceGrant: true,
         redirectUris: [],
       });
+      // Audited as the admin API's app_created, by the operator.
+      expect(await ctx.store.audit.list({ actions: ['app_created'], limit: 5 })).toEqual([
+        expect.objectContaining({
+          actorUin: null,
+          target: `app:${printed.client_id}`,
+          detail: { name: 'Classroom screen', via: 'cli' },
+        }),
+      ]);
     });
+    const listed = JSON.parse((await cli(['app', 'list'])).stdout) as Record<string, unknown>;
+    expect(listed).toMatchObject({ client_id: printed.client_id, device_grant: true });
     const refused = await cli(['app', 'add', '--name', 'Web', '--emoji', '🌐']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('at least one redirect URI is required');
@@ -496,6 +506,13 @@ describe('campus-sso keys', () => {
     ).toEqual(['ES256', 'RS256']);
     // The secret key file was created beside the database, readable by its owner only.
     expect(statSync(join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
+    // docs/interface.md#audit-trail: an action on keys is recorded, naming the new ones.
+    const created = after.filter((key) => key.status === 'active').map((key) => key.kid);
+    await withContext(async (ctx) => {
+      const [event] = await ctx.store.audit.list({ actions: ['signing_keys_rotated'], limit: 5 });
+      expect(event).toMatchObject({ actorUin: null, target: null, outcome: 'success' });
+      expect([...((event?.detail?.kids as string[] | undefined) ?? [])].sort()).toEqual(created.sort());
+    });
   });
 
   it('exits 2 with the usage for an unknown keys command', async () => {

@@ -39,6 +39,16 @@ async function storedRoles(uin: number): Promise<unknown> {
   }
 }
 
+async function storedEvents(action: string): Promise<unknown[]> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl });
+  const store = await openStore(config.database);
+  try {
+    return await store.audit.list({ actions: [action], limit: 10 });
+  } finally {
+    await store.close();
+  }
+}
+
 describe('campus-sso user add --role', () => {
   it('gives the new user the roles, a role repeated covering each group, and prints them', async () => {
     const result = await cli(
@@ -66,6 +76,15 @@ describe('campus-sso user add --role', () => {
     ];
     expect(JSON.parse(result.stdout)).toMatchObject({ uin: 20001, user_group: 'user' });
     expect(await storedRoles(20001)).toEqual(expected);
+    // docs/interface.md#audit-trail: the role grant leaves a trace, as `user roles` does.
+    expect(await storedEvents('user_created')).toEqual([
+      expect.objectContaining({
+        actorUin: null,
+        target: 'user:20001',
+        // In the order given (stored and shown by the roles' names).
+        detail: { user_group: 'user', roles: [expected[1], expected[0]], via: 'cli' },
+      }),
+    ]);
   });
 
   it('refuses an unknown role or a bad tag with exit 2 and creates nobody', async () => {

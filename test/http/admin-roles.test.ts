@@ -6,6 +6,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
+import { adminUserViewOf } from '../../src/domain/admin-reads.js';
 import { rolesOf } from '../../src/domain/roles.js';
 import { registerAdminGate } from '../../src/http/routes/admin/gate.js';
 import { EnvelopeCode } from '../../src/shared/envelope.js';
@@ -97,6 +98,31 @@ describeOnDatabases('roles set by an admin', { user: 'admin' }, ({ server, user 
 });
 
 describeOnDatabases('what a role holder may not do', { user: 'admin' }, ({ server, user }) => {
+  it('PATCH with roles and other fields is one change: a bad role leaves the rest unchanged; a repeated tag is kept once', async () => {
+    const uin = await targetUser(server);
+    const refused = await user.browser.call('PATCH', `/v1/admin/users/${uin}`, {
+      name: 'Renamed',
+      roles: [{ role: 'helpdesk', groups: [] }],
+    });
+    expect(refused.status).toBe(400);
+    expect(await adminUserViewOf(server.ctx, uin)).toMatchObject({ name: null, roles: [] });
+
+    const changed = await user.browser.call('PATCH', `/v1/admin/users/${uin}`, {
+      name: 'Renamed',
+      roles: [{ role: 'helpdesk', groups: [TAG_A, TAG_A] }],
+    });
+    expect(changed.status).toBe(200);
+    expect((await data<{ user: UserJson & { name: string } }>(changed)).user).toMatchObject({
+      name: 'Renamed',
+      roles: [{ role: 'helpdesk', groups: [TAG_A] }],
+    });
+    // One change, one audit event naming both.
+    const events = await server.ctx.store.audit.list({ uin, actions: ['user_updated'], limit: 10 });
+    expect(events.map((event) => event.detail)).toEqual([
+      { fields: ['name', 'roles'], roles: [{ role: 'helpdesk', groups: [TAG_A] }] },
+    ]);
+  });
+
   it('a helpdesk member sets a password for one of their people, who must change it at the next sign-in', async () => {
     const helpdesk = await roleHolder(server, [{ role: 'helpdesk', groups: [TAG_A] }]);
     const uin = await targetUser(server);
@@ -175,6 +201,43 @@ describeOnDatabases('what a role holder may not do', { user: 'admin' }, ({ serve
     expect(listed.users.map((u) => u.uin)).not.toContain(admin);
     expect(listed.users.map((u) => u.uin)).not.toContain(colleague);
     expect(listed.users.every((u) => u.user_group !== 'admin' && u.roles.length === 0)).toBe(true);
+  });
+
+  it('an auditor reads the admins and helpdesk members carrying their group, and their audit events, and changes nothing', async () => {
+    const auditor = await roleHolder(server, [{ role: 'auditor', groups: [TAG_A] }]);
+    const admin = await targetUser(server, [TAG_A]);
+    await server.ctx.users.changeAsAdmin(admin, { userGroup: 'admin' }, null);
+    const helpdesk = await roleHolder(server, [{ role: 'helpdesk', groups: [TAG_B] }]);
+    await server.ctx.users.changeAsAdmin(helpdesk.uin, { groups: [TAG_A] }, null);
+    // What the helpdesk member did is what the auditor checks.
+    const student = await targetUser(server, [TAG_B]);
+    expect((await helpdesk.browser.call('POST', `/v1/admin/users/${student}/unlock`)).status).toBe(200);
+    for (const uin of [admin, helpdesk.uin]) {
+      const viewed = await auditor.browser.call('GET', `/v1/admin/users/${uin}`);
+      expect(viewed.status).toBe(200);
+      expect((await data<{ user: UserJson }>(viewed)).user.uin).toBe(uin);
+      const before = await snapshot(server, uin, 'none');
+      await expectForbidden(await auditor.browser.call('POST', `/v1/admin/users/${uin}/unlock`));
+      await expectForbidden(await auditor.browser.call('PATCH', `/v1/admin/users/${uin}`, { name: 'X' }));
+      expect(await snapshot(server, uin, 'none')).toBe(before);
+    }
+    const trail = await data<{
+      events: { action: string; actor_uin: number | null; target: string | null }[];
+    }>(await auditor.browser.call('GET', `/v1/admin/audit?uin=${helpdesk.uin}`));
+    expect(trail.events).toContainEqual(
+      expect.objectContaining({
+        action: 'user_unlocked',
+        actor_uin: helpdesk.uin,
+        target: `user:${student}`,
+      }),
+    );
+    const listed = await data<{ users: UserJson[] }>(
+      await auditor.browser.call('GET', `/v1/admin/users?tag=${TAG_A}&limit=200`),
+    );
+    expect(listed.users.map((u) => u.uin)).toEqual(expect.arrayContaining([admin, helpdesk.uin]));
+    // Someone carrying none of the auditor's groups stays out of reach.
+    await expectForbidden(await auditor.browser.call('GET', `/v1/admin/users/${student}`));
+    expect(listed.users.map((u) => u.uin)).not.toContain(student);
   });
 
   it("an auditor's audit view holds only events by or on their people", async () => {

@@ -1,7 +1,7 @@
 /**
  * What `#/admin` shows to whom (docs/interface.md#roles): an admin everything; a
- * helpdesk member the Users tab with the actions that get a person back in; an auditor Users and Audit,
- * read only. The server enforces each of these on its own; the page only leaves out what would be refused.
+ * helpdesk member Users, with the actions that get a person back in, and Audit (their people's events); an
+ * auditor Users and Audit, read only. The server enforces each of these on its own; the page only leaves out what would be refused.
  */
 import type { MeView, RoleGrant } from '../api';
 
@@ -40,8 +40,8 @@ export function abilitiesOf(me: MeView): AdminAbilities | null {
   const auditor = roles.filter((grant) => grant.role === 'auditor');
   if (helpdesk.length === 0 && auditor.length === 0) return null;
   return {
-    // docs/interface.md#roles: a helpdesk member sees only Users, an auditor Audit too.
-    panels: auditor.length > 0 ? ['users', 'audit'] : ['users'],
+    // docs/interface.md#roles: both roles read the audit events of the users they reach.
+    panels: ['users', 'audit'],
     addUsers: false,
     manageUsers: false,
     recoverUsers: helpdesk.length > 0,

@@ -1,7 +1,8 @@
 /**
  * The second half of the admin gate (docs/interface.md#roles), at `preHandler`, once the body is parsed: on
- * whom. An admin reaches everyone. A role holder reaches only the people of their role's groups (not admins,
- * holding no role: so never themselves), and sets nothing but a password; a service token never acts on an
+ * whom. An admin reaches everyone. A helpdesk member reaches only the people of their groups (not admins,
+ * holding no role: so never themselves), and sets nothing but a password; an auditor reads everyone carrying
+ * one of their groups; a service token never acts on an
  * admin or a role holder, never sets `user_group` or roles, never creates an admin. Any target out of reach
  * refuses the whole request (403 code 4) before anything is changed.
  */

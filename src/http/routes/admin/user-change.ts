@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.js';
 import { adminUserViewOf, findUser } from '../../../domain/admin-reads.js';
-import { DIRECTORY_OWNS_PASSWORD } from '../../../domain/directory-users.js';
-import { replaceRoles } from '../../../domain/roles.js';
+import { DIRECTORY_OWNS_PASSWORD, isDirectoryUser } from '../../../domain/directory-users.js';
 import { type AdminChangeOutcome, type UserChanges } from '../../../domain/users.js';
 import { badRequest, conflict, directoryOwnsPassword, notFound } from '../../api-error.js';
 import { ok } from '../../responses.js';
@@ -16,9 +15,12 @@ import { UserAnswers } from './answers.js';
 
 type Body = typeof UserChangesBody.static;
 
-/** The account and profile changes of the body (everything but roles), checked. */
-function userChanges(body: Body, uin: number): UserChanges {
-  if (body.password !== undefined) checkedPassword(body.password, uin);
+/**
+ * The changes of the body, checked. A directory user's password is not checked against the rule: it is
+ * refused whatever it is, with where to change it (UserService.changeAsAdmin).
+ */
+function userChanges(body: Body, uin: number, directoryUser: boolean): UserChanges {
+  if (body.password !== undefined && !directoryUser) checkedPassword(body.password, uin);
   return {
     userGroup: body.user_group,
     disabled: body.disabled,
@@ -27,6 +29,7 @@ function userChanges(body: Body, uin: number): UserChanges {
     ...(body.email !== undefined && { email: checkedEmail(body.email) }),
     ...(body.groups !== undefined && { groups: checkedGroups(body.groups) }),
     ...(body.expires_at !== undefined && { expiresAt: checkedExpiry(body.expires_at) }),
+    ...(body.roles !== undefined && { roles: body.roles }),
   };
 }
 
@@ -50,17 +53,24 @@ function refusalOf(
   }
 }
 
-/** Applies the account and profile changes, audited; throws when they did not happen. */
+/** Applies the changes in one transaction, audited; throws when they did not happen. */
 async function changeAccount(
   ctx: AppContext,
   request: FastifyRequest,
   uin: number,
   body: Body,
 ): Promise<void> {
-  const changed = await ctx.users.changeAsAdmin(uin, userChanges(body, uin), actingSessionOf(request));
+  const target = body.password === undefined ? undefined : await findUser(ctx, uin);
+  const directoryUser = target !== undefined && isDirectoryUser(target);
+  const changed = await ctx.users.changeAsAdmin(
+    uin,
+    userChanges(body, uin, directoryUser),
+    actingSessionOf(request),
+  );
   await auditAdminOnUser(ctx, request, body.password === undefined ? 'user_updated' : 'password_reset', uin, {
     // Which fields changed, never the password itself.
     fields: Object.keys(body).sort(),
+    ...(changed.outcome === 'changed' && changed.roles !== undefined && { roles: changed.roles }),
     ...(changed.outcome !== 'changed' && { reason: changed.outcome }),
   });
   if (changed.outcome !== 'changed') throw refusalOf(changed.outcome, uin, actorOf(request).actorUin === uin);
@@ -81,18 +91,12 @@ export const adminUserChangeRoutes: RoutePlugin = async (app, { ctx }) => {
     },
     async (request) => {
       const uin = pathUin(request.params.uin);
-      const { roles, ...account } = request.body;
-      if (roles === undefined && Object.keys(account).length === 0) {
+      if (Object.keys(request.body).length === 0) {
         throw badRequest(
           'send at least one of user_group, disabled, password, name, email, groups, expires_at, roles',
         );
       }
-      if (Object.keys(account).length > 0) await changeAccount(ctx, request, uin, request.body);
-      if (roles !== undefined) {
-        if (!(await findUser(ctx, uin))) throw notFound(`no user with uin ${uin}`);
-        await replaceRoles(ctx, uin, roles);
-        await auditAdminOnUser(ctx, request, 'user_updated', uin, { fields: ['roles'], roles });
-      }
+      await changeAccount(ctx, request, uin, request.body);
       const user = await adminUserViewOf(ctx, uin);
       if (!user) throw notFound(`no user with uin ${uin}`);
       return ok({ user });

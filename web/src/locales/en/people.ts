@@ -112,6 +112,7 @@ const people = {
       app_updated: 'App changed',
       app_secret_rotated: 'App secret rotated',
       app_deleted: 'App deleted',
+      signing_keys_rotated: 'Signing keys rotated',
       user_created: 'User added',
       user_updated: 'User changed',
       users_imported: 'Users imported',

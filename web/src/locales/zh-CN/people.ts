@@ -112,6 +112,7 @@ const people: Pick<MessageSchema, keyof typeof en> = {
       app_updated: '修改应用',
       app_secret_rotated: '更换应用密钥',
       app_deleted: '删除应用',
+      signing_keys_rotated: '签名密钥已轮换',
       user_created: '添加用户',
       user_updated: '修改用户',
       users_imported: '导入用户',
