@@ -10,6 +10,7 @@
 import type { Clock } from '../clock.js';
 import { normalizedUserCode, userCodeKey } from './device-user-code.js';
 import { groupsAllow } from '../shared/people.js';
+import { mergeScopes } from '../shared/scopes.js';
 import type {
   AppRecord,
   DeviceAuthorizationRecord,
@@ -17,6 +18,12 @@ import type {
   Store,
   UserRecord,
 } from '../storage/store.js';
+
+/**
+ * The redirect URI of the code an approval stores: no browser is sent anywhere. Codes of the authorization
+ * endpoint always carry the registered URI they were sent to, never this; the code grant tells them apart by it.
+ */
+export const DEVICE_APPROVAL_REDIRECT_URI = '';
 
 const WINDOW_MS = 60_000;
 const PER_SESSION = 5;
@@ -53,31 +60,39 @@ export class DeviceApprovalService {
     private readonly clock: Clock,
   ) {}
 
-  /** Finds the live request a typed code names; counts the attempt (docs/security.md). */
+  /**
+   * Finds the live request a typed code names; counts the attempt (docs/security.md). Only a code that is
+   * looked up counts against the address: a session over its own budget is refused before the address is
+   * charged, and an attempt the address's budget refuses is taken back from both, so that one student's
+   * retries never lock out the rest of a classroom behind the same address.
+   */
   async lookUp(typed: string, entrant: CodeEntrant): Promise<CodeLookup> {
     const now = this.clock.now();
     const windowStartedBy = now - WINDOW_MS;
-    const [session, address] = await Promise.all([
-      this.store.throttles.hit(sessionKey(entrant.sid), now, windowStartedBy),
-      this.store.throttles.hit(addressKey(entrant.ip), now, windowStartedBy),
-    ]);
-    // Over either budget: 429 until its window ends (a refused attempt does not lengthen the window).
-    const over = [
-      session.failures > PER_SESSION ? session.windowStart : undefined,
-      address.failures > PER_ADDRESS ? address.windowStart : undefined,
-    ].filter((start): start is number => start !== undefined);
-    if (over.length > 0) {
-      const until = Math.max(...over.map((start) => start + WINDOW_MS));
-      return { kind: 'throttled', retryAfter: Math.max(1, Math.ceil((until - now) / 1000)) };
+    const refused = (windowStart: number): CodeLookup => ({
+      kind: 'throttled',
+      // 429 until the window ends (a refused attempt does not lengthen the window).
+      retryAfter: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+    });
+    const session = await this.store.throttles.hit(sessionKey(entrant.sid), now, windowStartedBy);
+    if (session.failures > PER_SESSION) return refused(session.windowStart);
+    const address = await this.store.throttles.hit(addressKey(entrant.ip), now, windowStartedBy);
+    if (address.failures > PER_ADDRESS) {
+      await this.refund(entrant);
+      return refused(address.windowStart);
     }
     const found = await this.findLive(typed, now);
     if (!found) return { kind: 'wrong' };
     // A right code costs nothing.
+    await this.refund(entrant);
+    return { kind: 'found', ...found };
+  }
+
+  private async refund(entrant: CodeEntrant): Promise<void> {
     await Promise.all([
       this.store.throttles.refund(sessionKey(entrant.sid)),
       this.store.throttles.refund(addressKey(entrant.ip)),
     ]);
-    return { kind: 'found', ...found };
   }
 
   /**
@@ -114,7 +129,7 @@ export class DeviceApprovalService {
           codeHash: request.deviceCodeHash,
           clientId: request.clientId,
           uin: user.uin,
-          redirectUri: '',
+          redirectUri: DEVICE_APPROVAL_REDIRECT_URI,
           scope: request.scope,
           nonce: null,
           codeChallenge: null,
@@ -127,6 +142,15 @@ export class DeviceApprovalService {
           expiresAt: request.expiresAt,
           usedAt: null,
           sid: session.sid,
+        });
+        // The user sees the app on #/account and can withdraw it, which ends what the device holds, as
+        // for an app they authorized in the browser (docs/interface.md#consent).
+        const previous = await tx.consents.find(user.uin, request.clientId);
+        await tx.consents.upsert({
+          uin: user.uin,
+          clientId: request.clientId,
+          scope: mergeScopes(previous?.scope ?? null, request.scope),
+          grantedAt: now,
         });
       }
       return true;

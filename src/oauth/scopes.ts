@@ -1,4 +1,8 @@
 import { InvalidScope } from './errors.js';
+import { scopeTokens } from '../shared/scopes.js';
+
+// The scope rules the domain shares (consents), kept where both reach them.
+export { consentCovers, mergeScopes, scopeTokens } from '../shared/scopes.js';
 
 /**
  * The scopes campus-sso understands (docs/interface.md#openid-connect,
@@ -11,11 +15,6 @@ const SUPPORTED: ReadonlySet<string> = new Set(SUPPORTED_SCOPES);
 
 /** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-
-/** RFC 6749 §3.3: the scope is a list of space-delimited, case-sensitive strings. */
-export function scopeTokens(scope: string | null | undefined): string[] {
-  return scope ? scope.split(' ').filter((token) => token !== '') : [];
-}
 
 export function hasScope(scope: string | null | undefined, wanted: Scope): boolean {
   return scopeTokens(scope).includes(wanted);
@@ -42,16 +41,4 @@ export function grantedScope(requested: string | undefined): string | null {
     );
   }
   return granted.join(' ');
-}
-
-/** Whether a consent given for `consented` covers a request for `requested` (every value already granted). */
-export function consentCovers(consented: string | null, requested: string | null): boolean {
-  const granted = new Set(scopeTokens(consented));
-  return scopeTokens(requested).every((token) => granted.has(token));
-}
-
-/** The union of two scopes, for a consent that grows as an app asks for more. */
-export function mergeScopes(a: string | null, b: string | null): string | null {
-  const merged = [...new Set([...scopeTokens(a), ...scopeTokens(b)])];
-  return merged.length === 0 ? null : merged.join(' ');
 }

@@ -278,6 +278,59 @@ describeOnDatabases(
         await expectOAuthError(await poll(app, device.device_code), 400, 'invalid_grant');
       });
 
+      it('answers expired_token, not invalid_grant, when allowed too late for the next poll', async () => {
+        const app = await screenApp();
+        const device = await startDevice(app);
+        const { browser } = await student();
+        clock.advance(299_000);
+        expect((await decide(browser, device.user_code, true)).status).toBe(200);
+        clock.advance(5000);
+        await expectOAuthError(await poll(app, device.device_code), 400, 'expired_token');
+      });
+
+      it('redeems an approved device code only through the device grant, never as a code at the legacy endpoint', async () => {
+        const app = await screenApp({ redirectUris: ['https://screen.example.edu/cb'] });
+        const device = await startDevice(app);
+        const { browser } = await student();
+        expect((await decide(browser, device.user_code, true)).status).toBe(200);
+        const legacy = await server.fetch('/v1/oauth2/get-access-token', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_id: app.clientId,
+            client_secret: app.clientSecret,
+            code: device.device_code,
+          }),
+        });
+        expect((await json<Envelope>(legacy)).data).not.toHaveProperty('access_token');
+        // Still good for the device, which the legacy attempt did not use up.
+        clock.advance(5000);
+        expect((await poll(app, device.device_code)).status).toBe(200);
+      });
+
+      it('records the consent: the app is on #/account, and withdrawing it ends what the device holds', async () => {
+        const app = await screenApp();
+        const device = await startDevice(app);
+        const { browser } = await student();
+        expect((await decide(browser, device.user_code, true)).status).toBe(200);
+        clock.advance(5000);
+        const tokens = await json<TokenBody>(await poll(app, device.device_code));
+        const consents = await json<Envelope<{ consents: { client_id: string; scope: string }[] }>>(
+          await browser.call('GET', '/v1/account/consents'),
+        );
+        expect(consents.data.consents).toContainEqual(
+          expect.objectContaining({ client_id: app.clientId, scope: 'openid offline_access' }),
+        );
+        expect((await browser.call('DELETE', `/v1/account/consents/${app.clientId}`)).status).toBe(200);
+        const refreshed = await postForm(
+          server,
+          '/v1/oauth2/token',
+          { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+          basic(app.clientId, app.clientSecret),
+        );
+        await expectOAuthError(refreshed, 400, 'invalid_grant');
+      });
+
       it('keeps to allowed_groups: outsiders cannot approve, and a member moved out gets no tokens', async () => {
         const app = await screenApp({ allowedGroups: ['teachers'] });
         const device = await startDevice(app);
@@ -398,6 +451,17 @@ describeOnDatabases(
         expect(throttled.headers.get('retry-after')).not.toBeNull();
         clock.advance(60_000);
         expect((await lookup(fresh.browser, device.user_code)).status).toBe(200);
+      });
+
+      it("never charges the address for a session's refused retries: one student cannot lock out the class", async () => {
+        clock.advance(60_000);
+        const app = await screenApp();
+        const device = await startDevice(app);
+        const { browser } = await student();
+        for (let i = 0; i < 5; i++) expect((await lookup(browser, 'DDDD-DDDD')).status).toBe(404);
+        for (let i = 0; i < 60; i++) expect((await lookup(browser, 'DDDD-DDDD')).status).toBe(429);
+        const classmate = await student();
+        expect((await lookup(classmate.browser, device.user_code)).status).toBe(200);
       });
     });
   },

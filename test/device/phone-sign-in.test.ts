@@ -178,6 +178,14 @@ describeOnDatabases(
         expect((await computer.poll()).body.data.status).toBe('expired');
       });
 
+      it("keeps the computer's secret cookie a minute past the request, so its poll reads expired", async () => {
+        const response = await new Computer().call('POST', '/v1/account/phone-sign-in');
+        const cookie = response.headers
+          .getSetCookie()
+          .find((line) => line.startsWith('campus_sso_phone_sign_in='));
+        expect(Number(/Max-Age=(\d+)/i.exec(cookie ?? '')?.[1])).toBe(180);
+      });
+
       it('needs a phone fully signed in: none, or a password whose second factor is pending, is 401', async () => {
         const computer = new Computer();
         const started = await computer.start();

@@ -17,4 +17,9 @@ export interface AuthorizationCodeOptions {
   readonly checkRedirectUri: boolean;
   /** The legacy endpoint answers only an access token, so it issues nothing else. */
   readonly accessTokenOnly: boolean;
+  /**
+   * The device_code grant (device-code.ts) redeems the code a device approval stored under the device code's
+   * key; it is the only exchange that may, and its expired code is RFC 8628's `expired_token`.
+   */
+  readonly deviceGrant?: boolean;
 }

@@ -3,6 +3,7 @@
  * legacy JSON one (docs/interface.md#legacy-token-endpoint). Read top to bottom: each requirement is one `if`.
  */
 import type { AppContext } from '../../app-context.js';
+import { DEVICE_APPROVAL_REDIRECT_URI } from '../../domain/device-approvals.js';
 import { isActiveUser } from '../../domain/users.js';
 import { groupsAllow } from '../../shared/people.js';
 import { isDatabaseUnavailable } from '../../storage/database-errors.js';
@@ -18,7 +19,7 @@ import {
   authenticateAgainst,
   authenticatePresented,
 } from '../client-authentication.js';
-import { InvalidGrant, InvalidRequest } from '../errors.js';
+import { ExpiredToken, InvalidGrant, InvalidRequest } from '../errors.js';
 import { verifierProblem } from '../pkce.js';
 import { hasScope } from '../scopes.js';
 import { undeliveredExchanges } from '../undelivered-exchanges.js';
@@ -111,6 +112,11 @@ async function redeem(
   // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated confidential client".
   // Same words as an unknown code: another client learns nothing about codes that are not its own.
   if (code.clientId !== client.clientId) throw new InvalidGrant('the authorization code is invalid');
+  // RFC 8628 §3.5: a device approval's code is redeemed by the device grant only (not at the legacy endpoint,
+  // which would skip the app's device_grant switch), and the device grant redeems nothing else.
+  if ((code.redirectUri === DEVICE_APPROVAL_REDIRECT_URI) !== (options.deviceGrant === true)) {
+    throw new InvalidGrant('the authorization code is invalid');
+  }
   // RFC 6749 §4.1.2 / RFC 9700 §4.2.4: a code used more than once is refused, and every token issued from it
   // is revoked (checked before expiry: the tokens outlive the code).
   if (code.usedAt !== null) {
@@ -123,7 +129,11 @@ async function redeem(
     );
   }
   // RFC 6749 §4.1.2: codes are short-lived (docs/interface.md#resources: 10 minutes).
-  if (code.expiresAt <= now) throw new InvalidGrant('the authorization code has expired');
+  if (code.expiresAt <= now) {
+    // RFC 8628 §3.5 expired_token: approved too late for the device's next poll.
+    if (options.deviceGrant === true) throw new ExpiredToken('the device_code has expired');
+    throw new InvalidGrant('the authorization code has expired');
+  }
   // RFC 6749 §4.1.3: "if included ensure that their values are identical".
   if (options.checkRedirectUri && exchange.redirectUri !== code.redirectUri) {
     throw new InvalidGrant('redirect_uri does not match the one in the authorization request');

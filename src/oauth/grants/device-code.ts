@@ -48,7 +48,7 @@ export async function exchangeDeviceCode(
       ctx,
       client,
       { code: deviceCode, redirectUri: undefined, codeVerifier: undefined },
-      { checkRedirectUri: false, accessTokenOnly: false },
+      { checkRedirectUri: false, accessTokenOnly: false, deviceGrant: true },
     );
   }
   // RFC 8628 §3.5 access_denied: "The authorization request was denied."

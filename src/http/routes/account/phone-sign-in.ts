@@ -82,6 +82,8 @@ export const phoneSignInRoutes: RoutePlugin = async (app, { ctx }) => {
   phoneRoutes(app, ctx);
 };
 
+const SECRET_COOKIE_GRACE_MS = 60_000;
+
 /** The computer's side: it starts a request, then polls it. */
 function computerRoutes(app: Parameters<RoutePlugin>[0], ctx: AppContext): void {
   // A new request; its secret is set as a cookie only this browser holds.
@@ -92,7 +94,12 @@ function computerRoutes(app: Parameters<RoutePlugin>[0], ctx: AppContext): void 
       reply.header('cache-control', 'no-store');
       const started = await ctx.phoneSignIns.start(request.ip, request.headers['user-agent']);
       if ('throttled' in started) throw tooManyAttempts(started.retryAfter);
-      reply.header('set-cookie', secretCookie(ctx, started.secret, PHONE_SIGN_IN_TTL_MS / 1000));
+      // The cookie outlives the request by a minute, so the page's poll after expiry reads `expired` (and
+      // shows a fresh QR code) instead of losing its secret at the same moment.
+      reply.header(
+        'set-cookie',
+        secretCookie(ctx, started.secret, (PHONE_SIGN_IN_TTL_MS + SECRET_COOKIE_GRACE_MS) / 1000),
+      );
       return ok({
         id: started.id,
         number: started.number,
