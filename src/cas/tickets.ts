@@ -118,8 +118,37 @@ export async function validateServiceTicket(
   const now = ctx.clock.now();
   // §3.1.1: "Service tickets MUST only be valid for one ticket validation attempt."
   const ticket = await ctx.store.casTickets.redeem(ticketHash, now);
-  if (!ticket) return failure('INVALID_TICKET', `Ticket ${params.ticket} not recognized`);
+  if (!ticket) {
+    const used = await ctx.store.casTickets.find(ticketHash);
+    const outcome = failure('INVALID_TICKET', `Ticket ${params.ticket} not recognized`);
+    // A ticket campus-sso issued, presented again: recorded, as every attempt on it is.
+    if (used) await auditValidation(ctx, request, used, params, outcome, 'the ticket was used already');
+    return outcome;
+  }
   const outcome = await checkRedeemed(ctx, ticket, params, ticketHash, now);
+  await auditValidation(ctx, request, ticket, params, outcome);
+  return outcome;
+}
+
+/** A failure's description with the ticket left out: "Ticket ST-… has expired" is "The ticket has expired". */
+function withoutTicket(description: string, ticket: string): string {
+  return ticket === ''
+    ? description
+    : description.replaceAll(`Ticket ${ticket}`, 'The ticket').replaceAll(ticket, 'the ticket');
+}
+
+/**
+ * The audit event of a validation attempt on a ticket campus-sso issued: on failure, the protocol's code
+ * (`error`) and the reason, without the ticket itself (docs/interface.md#audit-trail: never a secret).
+ */
+async function auditValidation(
+  ctx: AppContext,
+  request: AuditSource,
+  ticket: CasTicketRecord,
+  params: ValidationRequest,
+  outcome: ValidationOutcome,
+  reason = outcome.ok ? '' : withoutTicket(outcome.description, params.ticket ?? ''),
+): Promise<void> {
   await ctx.audit.record({
     action: 'cas_ticket_validated',
     outcome: outcome.ok ? 'success' : 'failure',
@@ -127,11 +156,10 @@ export async function validateServiceTicket(
     target: appTarget(ticket.clientId),
     detail: {
       service: params.service,
-      ...(!outcome.ok && { code: outcome.code, reason: outcome.description }),
+      ...(!outcome.ok && { error: outcome.code, reason }),
     },
     request,
   });
-  return outcome;
 }
 
 async function checkRedeemed(

@@ -10,6 +10,8 @@ export interface CasTicketRepository {
    * unknown or used already; expiry is the caller's check.
    */
   redeem(ticketHash: string, now: number): Promise<CasTicketRecord | undefined>;
+  /** The ticket, used or not; undefined when unknown (never issued, or purged). */
+  find(ticketHash: string): Promise<CasTicketRecord | undefined>;
   /**
    * Records a successful validation with the sealed ticket (its single logout's SessionIndex), only while
    * its session lives; answers false when the session ended meanwhile.

@@ -66,6 +66,15 @@ export class CasTickets extends Repository implements CasTicketRepository {
     return row && toTicket(row);
   }
 
+  async find(ticketHash: string): Promise<CasTicketRecord | undefined> {
+    const row = await this.db
+      .selectFrom('cas_tickets')
+      .selectAll()
+      .where('ticket_hash', '=', ticketHash)
+      .executeTakeFirst();
+    return row && toTicket(row);
+  }
+
   async recordValidation(
     ticketHash: string,
     sid: string,

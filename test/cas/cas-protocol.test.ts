@@ -296,6 +296,45 @@ describeOnDatabases('CAS protocol', { transport: 'inject', user: 'admin' }, ({ s
       });
     });
 
+    it('audits a failed validation with its protocol code and reason, never the ticket, and a replay too', async () => {
+      const { uin, browser } = await signedInUser(server);
+      const ticket = await ticketFor(browser);
+      await validate(server, '/cas/serviceValidate', { ticket, service: `${SERVICE}/x` });
+      await validate(server, '/cas/serviceValidate', { ticket, service: SERVICE });
+      const audit = await json<{
+        data: { events: { action: string; outcome: string; detail: Record<string, unknown> }[] };
+      }>(await admin.call('GET', `/v1/admin/audit?uin=${uin}&action=cas_ticket_validated`));
+      expect(audit.data.events.map((event) => event.detail)).toEqual([
+        { service: SERVICE, error: 'INVALID_TICKET', reason: 'the ticket was used already' },
+        {
+          service: `${SERVICE}/x`,
+          error: 'INVALID_SERVICE',
+          reason: `The ticket does not match the service ${SERVICE}/x`,
+        },
+      ]);
+      expect(JSON.stringify(audit.data.events)).not.toContain(ticket);
+    });
+
+    it('refuses a format it does not speak with INVALID_REQUEST in XML, leaving the ticket good', async () => {
+      const { browser } = await signedInUser(server);
+      const ticket = await ticketFor(browser);
+      const yaml = await validate(server, '/cas/p3/serviceValidate', {
+        ticket,
+        service: SERVICE,
+        format: 'YAML',
+      });
+      expect(yaml.type).toMatch(/xml/);
+      expect(failureCode(yaml.body)).toBe('INVALID_REQUEST');
+      const xml = await validate(server, '/cas/p3/serviceValidate', {
+        ticket,
+        service: SERVICE,
+        format: 'xml',
+      });
+      expect(xml.body).toContain('cas:authenticationSuccess');
+      const proxy = await server.fetch('/cas/proxy?pgt=PGT-1&targetService=x&format=YAML');
+      expect(await proxy.text()).toContain('<cas:proxyFailure code="INVALID_REQUEST">');
+    });
+
     it('accepts a ticket once: a second validation is INVALID_TICKET', async () => {
       const { browser } = await signedInUser(server);
       const ticket = await ticketFor(browser);

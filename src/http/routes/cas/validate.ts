@@ -21,10 +21,17 @@ const ProxyQuery = casQuery('pgt', 'targetService', 'format');
 
 type Query = Readonly<Record<string, string | readonly string[]>>;
 
-/** CAS 3.0 §2.5.1 `format`: XML by default, JSON when asked (case-insensitive). */
-function formatOf(query: Query): CasFormat {
-  return single(query, 'format')?.toUpperCase() === 'JSON' ? 'JSON' : 'XML';
+/**
+ * CAS 3.0 §2.5.1 `format`: XML by default, or XML or JSON when asked (case-insensitive); undefined for any
+ * other value, which "MUST" get an error code (answered in XML).
+ */
+function formatOf(query: Query): CasFormat | undefined {
+  const asked = single(query, 'format')?.toUpperCase() ?? 'XML';
+  return asked === 'XML' || asked === 'JSON' ? asked : undefined;
 }
+
+const unsupportedFormat = (query: Query): string =>
+  `The format ${single(query, 'format') ?? ''} is not supported: XML or JSON`;
 
 function send(reply: FastifyReply, answer: CasAnswer, status = 200): FastifyReply {
   // A validation answer names a user: never cached.
@@ -80,6 +87,13 @@ export const casValidateRoutes: RoutePlugin = async (app, { ctx }) => {
       { schema: { querystring: ValidateQuery, response: ValidationAnswers, security: PUBLIC } },
       async (request, reply) => {
         const format = formatOf(request.query);
+        // Refused before the ticket is looked at, so it stays good for a request the service can read.
+        if (format === undefined) {
+          return send(
+            reply,
+            authenticationFailure('XML', 'INVALID_REQUEST', unsupportedFormat(request.query)),
+          );
+        }
         try {
           const outcome = await validate(request);
           if (!outcome.ok)
@@ -112,14 +126,14 @@ function addProxyRoute(app: Parameters<RoutePlugin>[0]): void {
   app.get(
     '/cas/proxy',
     { schema: { querystring: ProxyQuery, response: ProxyAnswers, security: PUBLIC } },
-    async (request, reply) =>
-      send(
+    async (request, reply) => {
+      const format = formatOf(request.query);
+      return send(
         reply,
-        proxyFailure(
-          formatOf(request.query),
-          'INVALID_REQUEST',
-          'campus-sso issues no proxy-granting tickets',
-        ),
-      ),
+        format === undefined
+          ? proxyFailure('XML', 'INVALID_REQUEST', unsupportedFormat(request.query))
+          : proxyFailure(format, 'INVALID_REQUEST', 'campus-sso issues no proxy-granting tickets'),
+      );
+    },
   );
 }
