@@ -16,6 +16,7 @@ import {
   readSecret,
   readSecretKey,
   readTrustProxy,
+  readLogoutAllowedNetworks,
 } from './settings.js';
 
 /**
@@ -58,6 +59,11 @@ export interface Config {
    * addresses and CIDRs. Never `true`, which would believe the client's own leftmost entry.
    */
   readonly trustProxy: TrustProxy;
+  /**
+   * Private networks (addresses and CIDRs) that back-channel logouts and CAS single logouts may be delivered to
+   * (LOGOUT_ALLOWED_NETWORKS); empty: public addresses only (docs/security.md#back-channel-logout-destinations).
+   */
+  readonly logoutAllowedNetworks: readonly string[];
   /** When set, `GET /metrics` needs `Authorization: Bearer <metricsToken>`. */
   readonly metricsToken: string | undefined;
   /**
@@ -119,6 +125,7 @@ export function loadConfig(env: Env): Config {
     deviceCodeTtl: readInteger(env, 'DEVICE_CODE_TTL', 600, 60, 1800),
     logLevel: readLogLevel(env),
     trustProxy: readTrustProxy(env),
+    logoutAllowedNetworks: readLogoutAllowedNetworks(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),
     shutdownTimeout: readInteger(env, 'SHUTDOWN_TIMEOUT', 10, 0, 600),
     secretKey: readSecretKey(env, database),

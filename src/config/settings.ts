@@ -108,6 +108,24 @@ export function readTrustProxy(env: Env): TrustProxy {
   return proxies;
 }
 
+/**
+ * LOGOUT_ALLOWED_NETWORKS (docs/operations.md#back-channel-logout): the school's own networks, as addresses
+ * and CIDRs separated by commas, to which back-channel logouts and CAS single logouts may be delivered
+ * although they are private (where a school's older apps live). Unset: public addresses only.
+ */
+export function readLogoutAllowedNetworks(env: Env): readonly string[] {
+  const raw = env.LOGOUT_ALLOWED_NETWORKS?.trim();
+  if (raw === undefined || raw === '') return [];
+  const networks = raw.split(',').map((entry) => entry.trim());
+  const bad = networks.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `LOGOUT_ALLOWED_NETWORKS must be addresses or CIDRs separated by commas (e.g. 10.20.0.0/16,192.168.1.10), got "${bad}"`,
+    );
+  }
+  return networks;
+}
+
 export function readSecret(env: Env, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;

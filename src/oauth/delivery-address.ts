@@ -3,7 +3,8 @@
  * public addresses, checked on the address actually connected to at send time (so a name that resolves to an
  * internal host, or is re-pointed after registration, is refused). Loopback is allowed only when BASE_URL is
  * itself loopback (a development or test set-up); private, link-local, shared, multicast and reserved ranges
- * never are: a registered URI must not turn the server into a way into the school's network (SSRF).
+ * are not, unless the operator names them in LOGOUT_ALLOWED_NETWORKS (the school's own app servers): a
+ * registered URI must not turn the server into a way into the rest of the school's network (SSRF).
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
@@ -63,10 +64,30 @@ function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' }
   return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
 }
 
-/** Whether a logout token may be posted to this IP address. */
-export function isAllowedDestination(ip: string, allowLoopback: boolean): boolean {
+/**
+ * The school's own networks an operator allows (LOGOUT_ALLOWED_NETWORKS: addresses and CIDRs, checked at
+ * start-up), as a BlockList; undefined when none.
+ */
+export function allowedNetworks(networks: readonly string[]): BlockList | undefined {
+  if (networks.length === 0) return undefined;
+  const list = new BlockList();
+  for (const network of networks) {
+    const [address = '', prefix] = network.split('/');
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return list;
+}
+
+/**
+ * Whether a logout token may be posted to this IP address: a public one, loopback when `allowLoopback`, and
+ * any in the networks the operator allowed (`allowed`, from allowedNetworks).
+ */
+export function isAllowedDestination(ip: string, allowLoopback: boolean, allowed?: BlockList): boolean {
   const { address, family } = unmapped(ip);
   if (isIP(address) === 0) return false;
+  if (allowed?.check(address, family) === true) return true;
   if (LOOPBACK.check(address, family)) return allowLoopback;
   return !SPECIAL.check(address, family);
 }
@@ -90,11 +111,11 @@ type LookupCallback = (
  * allowed: the check is on the very addresses the socket then connects to, so DNS cannot change between the
  * check and the connection.
  */
-export function guardedLookup(allowLoopback: boolean) {
+export function guardedLookup(allowLoopback: boolean, allowed?: BlockList) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
-      const refused = addresses.find((entry) => !isAllowedDestination(entry.address, allowLoopback));
+      const refused = addresses.find((entry) => !isAllowedDestination(entry.address, allowLoopback, allowed));
       if (refused) return callback(new ForbiddenDestinationError(refused.address), []);
       if (options.all === true) return callback(null, addresses);
       const first = addresses[0];

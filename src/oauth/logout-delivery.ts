@@ -8,13 +8,14 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import { type BlockList, isIP } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { LogoutDelivery, LogoutDeliveryOutcome, Store } from '../storage/store.js';
 import {
   ForbiddenDestinationError,
   guardedLookup,
+  allowedNetworks,
   isAllowedDestination,
   isLoopbackUrl,
 } from './delivery-address.js';
@@ -28,7 +29,7 @@ import { type LogoutTokenContext, signLogoutToken } from './logout-token.js';
  */
 export interface LogoutDeliveryContext extends LogoutTokenContext, CasLogoutContext {
   readonly store: LogoutTokenContext['store'] & Pick<Store, 'logouts' | 'apps'>;
-  readonly config: LogoutTokenContext['config'] & Pick<Config, 'baseUrl'>;
+  readonly config: LogoutTokenContext['config'] & Pick<Config, 'baseUrl' | 'logoutAllowedNetworks'>;
 }
 
 export interface DeliverySchedule {
@@ -186,12 +187,10 @@ export class LogoutDeliveryWorker {
       if ('unsendable' in post) return { status: 'failed', result: post.unsendable };
       // Back-Channel Logout 1.0 §2.5: an HTTP POST of `logout_token` as a form; redirects are not followed.
       // CAS 3.0 appendix C: the same, with `logoutRequest`.
-      const status = await postForm(
-        post.url,
-        post.body,
-        this.schedule.timeoutMs,
-        isLoopbackUrl(ctx.config.baseUrl),
-      );
+      const status = await postForm(post.url, post.body, this.schedule.timeoutMs, {
+        allowLoopback: isLoopbackUrl(ctx.config.baseUrl),
+        allowed: operatorNetworks(ctx.config.logoutAllowedNetworks),
+      });
       // §2.8: "If the logout succeeded, the RP MUST respond with HTTP 200 OK" (any 2xx is taken as success).
       if (status >= 200 && status < 300) return { status: 'delivered', result: 'delivered' };
       result = `HTTP ${status}`;
@@ -211,15 +210,27 @@ export class LogoutDeliveryWorker {
   }
 }
 
+/** The operator's networks as a BlockList, built once per configuration. */
+const networkLists = new WeakMap<readonly string[], BlockList | undefined>();
+function operatorNetworks(networks: readonly string[]): BlockList | undefined {
+  if (!networkLists.has(networks)) networkLists.set(networks, allowedNetworks(networks));
+  return networkLists.get(networks);
+}
+
 /**
  * POSTs a form to `uri` and answers the HTTP status, the body unread. Only to an allowed address
  * (src/oauth/delivery-address.ts): a literal IP is checked here, a name on every address it resolves to, by the
  * lookup the socket connects with.
  */
-function postForm(uri: string, body: string, timeoutMs: number, allowLoopback: boolean): Promise<number> {
+function postForm(
+  uri: string,
+  body: string,
+  timeoutMs: number,
+  { allowLoopback, allowed }: { allowLoopback: boolean; allowed: BlockList | undefined },
+): Promise<number> {
   const url = new URL(uri);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0 && !isAllowedDestination(host, allowLoopback)) {
+  if (isIP(host) !== 0 && !isAllowedDestination(host, allowLoopback, allowed)) {
     return Promise.reject(new ForbiddenDestinationError(host));
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -233,7 +244,7 @@ function postForm(uri: string, body: string, timeoutMs: number, allowLoopback: b
           'cache-control': 'no-store',
           'content-length': Buffer.byteLength(body),
         },
-        lookup: guardedLookup(allowLoopback),
+        lookup: guardedLookup(allowLoopback, allowed),
         signal: AbortSignal.timeout(timeoutMs),
       },
       (response) => {

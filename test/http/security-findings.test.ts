@@ -7,10 +7,12 @@
 import { statSync } from 'node:fs';
 import { generateSync } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
 import { sha256Hex } from '../../src/domain/crypto.js';
 import { MAX_PASSWORDLESS_CHALLENGES, PASSWORDLESS_OPTIONS_PER_MINUTE } from '../../src/domain/passkeys.js';
 import {
   ForbiddenDestinationError,
+  allowedNetworks,
   guardedLookup,
   isAllowedDestination,
 } from '../../src/oauth/delivery-address.js';
@@ -544,6 +546,37 @@ describe('back-channel logout destinations, checked on the resolved address', ()
     ['2606:4700::1111', true],
   ])('%s is allowed: %s (loopback not allowed)', (address, allowed) => {
     expect(isAllowedDestination(address, false)).toBe(allowed);
+  });
+
+  it("delivers into the school's own networks only where LOGOUT_ALLOWED_NETWORKS names them", async () => {
+    const school = allowedNetworks(
+      loadConfig({ LOGOUT_ALLOWED_NETWORKS: '10.20.0.0/16, 192.168.1.10, fd00:5::/64' })
+        .logoutAllowedNetworks,
+    );
+    expect(isAllowedDestination('10.20.30.40', false, school)).toBe(true);
+    expect(isAllowedDestination('::ffff:10.20.30.40', false, school)).toBe(true);
+    expect(isAllowedDestination('192.168.1.10', false, school)).toBe(true);
+    expect(isAllowedDestination('fd00:5::1', false, school)).toBe(true);
+    // The rest of the school's network, and the cloud's metadata service, stay out.
+    expect(isAllowedDestination('10.21.0.1', false, school)).toBe(false);
+    expect(isAllowedDestination('192.168.1.11', false, school)).toBe(false);
+    expect(isAllowedDestination('169.254.169.254', false, school)).toBe(false);
+    expect(isAllowedDestination('93.184.215.14', false, school)).toBe(true);
+    const resolved = await new Promise<unknown>((done) => {
+      guardedLookup(false, allowedNetworks(['127.0.0.0/8', '::1']))(
+        'localhost',
+        { all: true },
+        (error, addresses) => done(error ?? addresses),
+      );
+    });
+    expect(resolved).toEqual(
+      expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]),
+    );
+    expect(() => loadConfig({ LOGOUT_ALLOWED_NETWORKS: '10.0.0.0/33' })).toThrow(/LOGOUT_ALLOWED_NETWORKS/);
+    expect(() => loadConfig({ LOGOUT_ALLOWED_NETWORKS: 'intranet.school' })).toThrow(
+      /LOGOUT_ALLOWED_NETWORKS/,
+    );
+    expect(loadConfig({}).logoutAllowedNetworks).toEqual([]);
   });
 });
 
