@@ -109,8 +109,8 @@ export class PhoneSignInService {
     const request = await this.findPending(id);
     if (!request) return 'gone';
     if (number !== request.number) {
-      await this.store.phoneSignIns.fail(request.idHash);
-      return 'wrong';
+      // Of two picks racing, one wins: a wrong one that finds the request decided already is too late.
+      return (await this.store.phoneSignIns.fail(request.idHash)) ? 'wrong' : 'gone';
     }
     const approved = await this.store.phoneSignIns.approve(
       request.idHash,

@@ -3,7 +3,7 @@
  * helpdesk member Users, with the actions that get a person back in, and Audit (their people's events); an
  * auditor Users and Audit, read only. The server enforces each of these on its own; the page only leaves out what would be refused.
  */
-import type { MeView, RoleGrant } from '../api';
+import type { AdminUserView, MeView, RoleGrant } from '../api';
 
 export type AdminPanel = 'apps' | 'users' | 'audit';
 
@@ -15,6 +15,11 @@ export interface AdminAbilities {
   readonly manageUsers: boolean;
   /** Unlock, reset codes and sign-in cards, set a password, sign out everywhere, remove second factors. */
   readonly recoverUsers: boolean;
+  /**
+   * Whether those rescue actions reach this user: anyone for an admin; for a helpdesk member their people (a
+   * helpdesk group of theirs, no role, no admin), not everyone else an auditor role lets them read.
+   */
+  readonly mayRecover: (user: Pick<AdminUserView, 'groups' | 'roles' | 'user_group'>) => boolean;
   /** The groups a helpdesk member or auditor covers (empty for an admin: everyone). */
   readonly groups: readonly string[];
 }
@@ -32,6 +37,7 @@ export function abilitiesOf(me: MeView): AdminAbilities | null {
       addUsers: true,
       manageUsers: true,
       recoverUsers: true,
+      mayRecover: () => true,
       groups: [],
     };
   }
@@ -45,6 +51,12 @@ export function abilitiesOf(me: MeView): AdminAbilities | null {
     addUsers: false,
     manageUsers: false,
     recoverUsers: helpdesk.length > 0,
+    mayRecover: (user) => {
+      const theirs = new Set(helpdesk.flatMap((grant) => grant.groups));
+      return (
+        user.user_group !== 'admin' && user.roles.length === 0 && user.groups.some((tag) => theirs.has(tag))
+      );
+    },
     groups: [...new Set(roles.flatMap((grant) => grant.groups))],
   };
 }

@@ -44,24 +44,24 @@ const tags = (names: readonly string[], attrs: Record<string, string> = {}, type
 /** The row's menu: what this person's role lets them do to the user. */
 export function rowActions(t: Translate, abilities: AdminAbilities, user: AdminUserView): RowAction[] {
   const directory = user.source === 'ldap';
+  const recover = abilities.recoverUsers && abilities.mayRecover(user);
   const directoryHint = directory ? t('account.directoryPassword') : undefined;
   const actions: (RowAction | false)[] = [
     abilities.manageUsers && { key: 'profile', label: t('people.editProfile') },
-    abilities.recoverUsers && {
+    recover && {
       key: 'reset-code',
       label: t('people.resetCode'),
       disabled: directory,
       hint: directoryHint,
     },
-    abilities.recoverUsers && {
+    recover && {
       key: 'password',
       label: t('users.resetPassword'),
       disabled: directory,
       hint: directoryHint,
     },
-    abilities.recoverUsers &&
-      user.second_factors.length > 0 && { key: 'factors', label: t('userFactors.remove') },
-    abilities.recoverUsers && { key: 'sign-out', label: t('userSignOut.action') },
+    recover && user.second_factors.length > 0 && { key: 'factors', label: t('userFactors.remove') },
+    recover && { key: 'sign-out', label: t('userSignOut.action') },
     abilities.manageUsers && {
       key: 'disable',
       label: user.disabled ? t('common.enable') : t('common.disable'),
@@ -123,7 +123,7 @@ function actionsCell(o: UserColumnsOptions, user: AdminUserView) {
   const items = rowActions(o.t, o.abilities, user);
   return h('div', { class: 'table-actions' }, [
     // A locked account is the one urgent case: its Unlock stays a button of its own.
-    user.locked_until && o.abilities.recoverUsers
+    user.locked_until && o.abilities.recoverUsers && o.abilities.mayRecover(user)
       ? h(RowButton, {
           label: o.t('people.unlock'),
           subject: String(user.uin),
