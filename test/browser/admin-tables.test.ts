@@ -345,11 +345,10 @@ describe('#/admin by role', () => {
     expect(await page.getByTestId('add-user').count()).toBe(0);
     expect(await page.getByTestId('import-users').count()).toBe(0);
     await page.getByRole('button', { name: `Actions ${STUDENTS[8]!.uin}`, exact: true }).click();
-    expect(await page.getByRole('menu').getByRole('menuitem').allInnerTexts()).toEqual([
-      'Reset code',
-      'Reset password',
-      'Sign out everywhere',
-    ]);
+    // The menu opens on the next frame: wait for its items rather than read an empty one.
+    await expect
+      .poll(() => page.getByRole('menu').getByRole('menuitem').allInnerTexts())
+      .toEqual(['Reset code', 'Reset password', 'Sign out everywhere']);
     expect(await a11yViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     // The one bulk action is new codes and cards; it works for their people.
