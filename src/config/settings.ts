@@ -83,6 +83,12 @@ function isAddressOrCidr(value: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
+/** A comma-separated list of addresses and CIDRs (TRUST_PROXY, LOGOUT_ALLOWED_NETWORKS), and its first bad entry. */
+function addressList(raw: string): { entries: string[]; bad: string | undefined } {
+  const entries = raw.split(',').map((entry) => entry.trim());
+  return { entries, bad: entries.find((entry) => !isAddressOrCidr(entry)) };
+}
+
 /**
  * TRUST_PROXY (docs/operations.md): the client address is the first `X-Forwarded-For` entry not added by a
  * trusted proxy. `true` means one hop (the proxy in front), never "believe every entry".
@@ -98,8 +104,7 @@ export function readTrustProxy(env: Env): TrustProxy {
     if (hops > 10) throw new ConfigError(`TRUST_PROXY must be at most 10 hops, got "${raw}"`);
     return hops;
   }
-  const proxies = raw.split(',').map((entry) => entry.trim());
-  const bad = proxies.find((entry) => !isAddressOrCidr(entry));
+  const { entries: proxies, bad } = addressList(raw);
   if (bad !== undefined) {
     throw new ConfigError(
       `TRUST_PROXY must be false, a number of hops, or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.5,192.168.0.0/16), got "${raw}"`,
@@ -116,8 +121,7 @@ export function readTrustProxy(env: Env): TrustProxy {
 export function readLogoutAllowedNetworks(env: Env): readonly string[] {
   const raw = env.LOGOUT_ALLOWED_NETWORKS?.trim();
   if (raw === undefined || raw === '') return [];
-  const networks = raw.split(',').map((entry) => entry.trim());
-  const bad = networks.find((entry) => !isAddressOrCidr(entry));
+  const { entries: networks, bad } = addressList(raw);
   if (bad !== undefined) {
     throw new ConfigError(
       `LOGOUT_ALLOWED_NETWORKS must be addresses or CIDRs separated by commas (e.g. 10.20.0.0/16,192.168.1.10), got "${bad}"`,
